@@ -1,0 +1,46 @@
+# One command serves the site, one runs every test; both build .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export NO_MKDOCS_2_WARNING := 1
+export PYTHONHASHSEED := 0
+
+.PHONY: serve build test record bench audit lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+# Re-install only when pyproject.toml changes.
+$(VENV)/.site-deps: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.test-deps: pyproject.toml $(VENV)/.site-deps
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+serve: $(VENV)/.site-deps  ## live-reloading site at http://127.0.0.1:8000
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000 --livereload
+
+build: $(VENV)/.site-deps  ## strict static build into site/
+	$(BIN)/mkdocs build --strict
+
+test: $(VENV)/.test-deps  ## every test: drift check, bad input, maths, quizzes, browser
+	$(BIN)/python -m pytest
+
+record: $(VENV)/.test-deps  ## rewrite tests/recorded_outputs.yml after reviewing a drift diff
+	$(BIN)/python -m pytest docs --record-outputs -p no:randomly
+	git --no-pager diff --stat -- tests/recorded_outputs.yml
+
+bench: $(VENV)/.test-deps  ## cold build vs. the floor, and the test-suite time
+	$(BIN)/python scripts/bench.py
+
+audit: $(VENV)/.test-deps  ## Lighthouse on every page (needs Chromium and npm)
+	$(BIN)/python scripts/audit.py
+
+lint: $(VENV)/.test-deps
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+clean:
+	rm -rf site .cache

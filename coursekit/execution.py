@@ -1,0 +1,147 @@
+"""Run one code block the way a learner would see it.
+
+Used by the build (inside markdown-exec) and by the drift check (inside
+pytest-markdown-docs), so the two print exactly the same thing:
+
+* ``print`` behaves like the real one (``sep``/``end``), whoever captures it;
+* Python warnings are printed where they happen, as ``UserWarning: ...``;
+* a block marked ``raises="RuntimeError"`` must raise it; the page then shows
+  ``RuntimeError: <PyTorch's message>``, without build paths or tool frames;
+* a block that runs too long is stopped;
+* output that would differ between machines (memory addresses, local paths)
+  is refused instead of being published.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import re
+import signal
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+DEFAULT_TIMEOUT = float(os.environ.get("COURSE_BLOCK_TIMEOUT", "60"))
+
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+
+
+class BlockError(Exception):
+    """A block did not behave as its page says; the message starts with file:line."""
+
+
+class BlockTimeout(BlockError):
+    pass
+
+
+def _local_paths() -> list[str]:
+    """Paths that must never leak into a page (they differ on every machine)."""
+    paths = {str(Path.cwd()), sys.prefix, sys.base_prefix, str(Path.home())}
+    return sorted((p for p in paths if len(p) > 1), key=len, reverse=True)
+
+
+def _make_print(write: Callable[[str], Any]) -> Callable[..., None]:
+    def course_print(
+        *values: object,
+        sep: str | None = " ",
+        end: str | None = "\n",
+        file: Any = None,
+        flush: bool = False,
+    ) -> None:
+        if file is not None and file not in (sys.stdout, sys.stderr):
+            builtins.print(*values, sep=sep, end=end, file=file, flush=flush)
+            return
+        write((" " if sep is None else sep).join(map(str, values)) + ("\n" if end is None else end))
+
+    return course_print
+
+
+@contextmanager
+def _time_limit(seconds: float, where: str) -> Iterator[None]:
+    # Signals only work in the main thread; `mkdocs serve` rebuilds in a worker
+    # thread, where a runaway block is left to the author's Ctrl-C.
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _stop(signum: int, frame: object) -> None:
+        raise BlockTimeout(f"{where}: the block ran for more than {seconds:g} s and was stopped")
+
+    previous = signal.signal(signal.SIGALRM, _stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _exception_matches(error: BaseException, expected: str) -> bool:
+    return any(cls.__name__ == expected for cls in type(error).__mro__)
+
+
+def run_block(
+    code: str,
+    namespace: dict[str, Any],
+    write: Callable[[str], Any],
+    *,
+    where: str,
+    raises: str = "",
+    timeout: float = DEFAULT_TIMEOUT,
+    first_line: int = 1,
+) -> None:
+    """Execute ``code`` in ``namespace``; everything the learner would see goes to ``write``.
+
+    ``where`` is ``"docs/page.md:LINE"``; tracebacks point into the Markdown file
+    because the code is compiled under that name, shifted to ``first_line``.
+    """
+    chunks: list[str] = []
+    namespace["print"] = _make_print(chunks.append)
+    filename = where.rsplit(":", 1)[0]
+    try:
+        compiled = compile("\n" * (first_line - 1) + code, filename, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        raise BlockError(f"{filename}:{error.lineno}: syntax error: {error.msg}") from None
+
+    def _show_warning(
+        message: Warning | str, category: type[Warning], *args: object, **kwargs: object
+    ) -> None:
+        chunks.append(f"{category.__name__}: {message}\n")
+
+    try:
+        with warnings.catch_warnings(), _time_limit(timeout, where):
+            warnings.simplefilter("always")
+            warnings.showwarning = _show_warning
+            try:
+                exec(compiled, namespace)
+            except Exception as error:
+                if not raises or not _exception_matches(error, raises):
+                    raise
+                chunks.append(f"{type(error).__name__}: {error}\n")
+            else:
+                if raises:
+                    raise BlockError(
+                        f"{where}: the page says this block raises {raises}, but it ran "
+                        "without an error. PyTorch's behaviour changed: update the page."
+                    )
+    finally:
+        output = "".join(chunks)
+        write(output)
+    _check_deterministic(output, where)
+
+
+def _check_deterministic(output: str, where: str) -> None:
+    address = _ADDRESS.search(output)
+    if address:
+        raise BlockError(
+            f"{where}: the output contains the memory address {address[0]}, which changes "
+            "on every run; print a name (e.g. type(t.grad_fn).__name__) instead"
+        )
+    for path in _local_paths():
+        if path in output:
+            raise BlockError(f"{where}: the output contains the local path {path!r}")
