@@ -15,6 +15,7 @@ pytest-markdown-docs), so the two print exactly the same thing:
 from __future__ import annotations
 
 import builtins
+import linecache
 import os
 import re
 import signal
@@ -103,8 +104,11 @@ def run_block(
     chunks: list[str] = []
     namespace["print"] = _make_print(chunks.append)
     filename = where.rsplit(":", 1)[0]
+    source = "\n" * (first_line - 1) + code
+    # Tracebacks then quote the block's own lines (includes expanded), whatever the cwd.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     try:
-        compiled = compile("\n" * (first_line - 1) + code, filename, "exec", dont_inherit=True)
+        compiled = compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as error:
         raise BlockError(f"{filename}:{error.lineno}: syntax error: {error.msg}") from None
 

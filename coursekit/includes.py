@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import markdown
-import yaml
 from pymdownx.snippets import SnippetMissingError
 
 _INCLUDE = re.compile(r"^\s*-{1,}8<-{1,}\s+[\"']")
@@ -24,38 +23,36 @@ class IncludeError(ValueError):
     """An include that cannot be resolved; the message names file and line."""
 
 
-class _AnyTagLoader(yaml.SafeLoader):
-    """mkdocs.yml uses ``!!python/name`` tags; they are irrelevant for reading options."""
-
-
-_AnyTagLoader.add_multi_constructor("", lambda loader, suffix, node: None)
-_AnyTagLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, s, n: None)
-
-
 @cache
-def snippet_config(config_file: Path) -> dict[str, Any]:
-    config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_AnyTagLoader) or {}
-    for ext in config.get("markdown_extensions", []):
-        if isinstance(ext, dict) and "pymdownx.snippets" in ext:
-            options = dict(ext["pymdownx.snippets"] or {})
-            bases = options.get("base_path", ["."])
-            bases = [bases] if isinstance(bases, str) else bases
-            options["base_path"] = [str((config_file.parent / b).resolve()) for b in bases]
-            return options
-    return {"base_path": [str(config_file.parent)], "check_paths": True}
+def snippet_options(config_file: Path) -> tuple[tuple[str, Any], ...]:
+    """pymdownx.snippets options as MkDocs resolves them (``INHERIT`` included)."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(config_file))
+    return tuple(sorted(config["mdx_configs"].get("pymdownx.snippets", {}).items()))
 
 
-def _preprocessor(config_file: Path) -> Any:
+def _preprocessor(options: dict[str, Any], base_dir: Path) -> Any:
+    bases = options.get("base_path", ["."])
+    bases = [bases] if isinstance(bases, str) else bases
     md = markdown.Markdown(
         extensions=["pymdownx.snippets"],
         extension_configs={
-            "pymdownx.snippets": {**snippet_config(config_file), "check_paths": True}
+            "pymdownx.snippets": {
+                **options,
+                # pymdownx resolves base paths from the working directory; MkDocs is run
+                # from the config's folder, so resolve from there whatever the cwd.
+                "base_path": [str((base_dir / b).resolve()) for b in bases],
+                "check_paths": True,
+            }
         },
     )
     return md.preprocessors["snippet"]
 
 
-def expand(text: str, md_file: str, first_line: int, config_file: Path) -> str:
+def expand(
+    text: str, md_file: str, first_line: int, options: dict[str, Any], base_dir: Path
+) -> str:
     """Expand include lines of ``text`` (which starts at ``first_line`` of ``md_file``)."""
     lines = text.split("\n")
     if not any(_INCLUDE.match(line) for line in lines):
@@ -66,14 +63,16 @@ def expand(text: str, md_file: str, first_line: int, config_file: Path) -> str:
             out.append(line)
             continue
         try:
-            out.extend(_preprocessor(config_file).run([line]))
+            out.extend(_preprocessor(options, base_dir).run([line]))
         except SnippetMissingError as error:
             raise IncludeError(f"{md_file}:{first_line + offset}: {error}") from None
     return "\n".join(out)
 
 
-def check_page(text: str, md_file: str, line_offset: int, config_file: Path) -> None:
+def check_page(
+    text: str, md_file: str, line_offset: int, options: dict[str, Any], base_dir: Path
+) -> None:
     """Fail early, with file and line, on any include of a page that cannot be resolved."""
     for number, line in enumerate(text.split("\n"), start=1):
         if _INCLUDE.match(line):
-            expand(line, md_file, number + line_offset, config_file)
+            expand(line, md_file, number + line_offset, options, base_dir)

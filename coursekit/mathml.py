@@ -36,23 +36,24 @@ def to_mathml(tex: str, *, display: bool) -> str:
 
 
 class _InlineMath(InlineProcessor):
-    def handleMatch(self, m: re.Match[str], data: str) -> tuple[Any, int, int]:  # noqa: N802
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[Any, int, int]:
         placeholder = self.md.htmlStash.store(to_mathml(m["tex"], display=False))
         return placeholder, m.start(0), m.end(0)
 
 
 class MathMLExtension(Extension):
-    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802
+    def extendMarkdown(self, md: Markdown) -> None:
         # Above emphasis (so `_` inside maths is not italics), below code spans.
         md.inlinePatterns.register(_InlineMath(INLINE_MATH, md), "mathml_inline", 185)
 
 
-def makeExtension(**kwargs: Any) -> MathMLExtension:  # noqa: N802
+def makeExtension(**kwargs: Any) -> MathMLExtension:
     return MathMLExtension(**kwargs)
 
 
-def fence_format(source: str, language: str, css_class: str, options: dict[str, Any],
-                 md: Markdown, **kwargs: Any) -> str:
+def fence_format(
+    source: str, language: str, css_class: str, options: dict[str, Any], md: Markdown, **kwargs: Any
+) -> str:
     """superfences formatter for ```math blocks."""
     mathml = to_mathml(source, display=True)
     ET.fromstring(mathml)  # refuse to publish malformed markup

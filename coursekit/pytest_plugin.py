@@ -74,6 +74,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from coursekit import diagrams
+
+    diagrams.TEXT_ONLY = True
     root = Path(config.rootpath)
     STATE.root = root
     STATE.config_file = root / config.getoption("--mkdocs-config")
@@ -163,7 +166,8 @@ class CourseRunner(_Runner):
 
 def _run(page: str, fence: Fence, session: str) -> str:
     namespace = STATE.sessions.setdefault(session, {"__name__": "__course__"})
-    code = includes.expand(fence.body, page, fence.line + 1, STATE.config_file)
+    options = dict(includes.snippet_options(STATE.config_file))
+    code = includes.expand(fence.body, page, fence.line + 1, options, STATE.config_file.parent)
     chunks: list[str] = []
     try:
         run_block(

@@ -1,8 +1,57 @@
-"""Shared test configuration.
+"""Shared test fixtures.
 
 The drift check itself is the plugin ``coursekit.pytest_plugin`` (loaded from
 pyproject.toml), so the same plugin also runs the small fixture sites below.
 """
 
-# Fixture sites are broken on purpose; they are run by test_bad_input.py in their own pytest.
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Fixture sites are broken on purpose; test_bad_input.py runs them in their own processes.
 collect_ignore = ["fixtures"]
+
+
+def build_site(
+    destination: Path, config: Path = ROOT / "mkdocs.yml"
+) -> subprocess.CompletedProcess[str]:
+    """`mkdocs build --strict` into ``destination``; the caller checks the result."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--config-file",
+            str(config),
+            "--site-dir",
+            str(destination),
+        ],
+        cwd=config.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The whole site, built once per test session with `mkdocs build --strict`."""
+    site = tmp_path_factory.mktemp("site")
+    result = build_site(site)
+    if result.returncode != 0:
+        pytest.fail(
+            f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}", pytrace=False
+        )
+    return site
