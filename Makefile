@@ -2,7 +2,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Silence the end-of-life banners of Material and of a plugin's ProperDocs notice.
 export NO_MKDOCS_2_WARNING := 1
+export DISABLE_MKDOCS_2_WARNING := true
 export PYTHONHASHSEED := 0
 
 .PHONY: serve build test record bench audit lint clean

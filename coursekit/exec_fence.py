@@ -74,12 +74,18 @@ def formatter(
     return _label_output(rendered, failed=course.get("raises", ""))
 
 
+def _code_of(html_text: str) -> str:
+    match = re.search(r"<code>.*?</code>", html_text, re.S)
+    return match[0] if match else ""
+
+
 def _label_output(rendered: str, failed: str) -> str:
     """Give the output box a visible, accessible "Output" label; drop it when empty."""
     if '<div class="result"' not in rendered:
         return rendered
     head, _, rest = rendered.partition('<div class="result"')
-    if re.search(r"<code>\s*</code>", rest) and "<span" not in rest:
+    # Pygments always emits one empty <span></span>; anything else is output.
+    if re.fullmatch(r"<code>(?:\s|<span></span>)*</code>", _code_of(rest)):
         return head  # the block printed nothing: no empty box
     label = f"Output ({html.escape(failed)} expected)" if failed else "Output"
     opening = f'<div class="result exec-output" role="group" aria-label="{label}">'

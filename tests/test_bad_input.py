@@ -90,10 +90,14 @@ def _drift_check(site: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def results(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> dict[tuple[str, str], subprocess.CompletedProcess[str]]:
-    out = tmp_path_factory.mktemp("fixture-sites")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the fixture sites are built (one folder per case)."""
+    return tmp_path_factory.mktemp("fixture-sites")
+
+
+@pytest.fixture(scope="module")
+def results(built: Path) -> dict[tuple[str, str], subprocess.CompletedProcess[str]]:
+    out = built
     jobs = {}
     with ThreadPoolExecutor(max_workers=4) as pool:
         for name in [case.name for case in CASES] + ["healthy"]:
@@ -107,7 +111,15 @@ def test_the_healthy_control_site_passes(results: dict) -> None:
     build, test = results["healthy", "build"], results["healthy", "test"]
     assert build.returncode == 0, build.stderr
     assert test.returncode == 0, test.stdout
-    assert "2 passed" in test.stdout
+    assert "4 passed" in test.stdout
+
+
+def test_outputs_are_labelled_and_silent_blocks_get_no_box(results: dict, built: Path) -> None:
+    assert results["healthy", "build"].returncode == 0
+    page = (built / "healthy" / "index.html").read_text(encoding="utf-8")
+    assert page.count('<div class="result exec-output"') == 3  # four blocks, one silent
+    assert '<p class="exec-output__label">Output (ZeroDivisionError expected)</p>' in page
+    assert "ZeroDivisionError: division by zero" in page
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)

@@ -2,8 +2,56 @@
 import torch
 
 x = torch.tensor(2.0, requires_grad=True)
-u = 3 * x + 4
-y = u**2
+u = 3 * x + 4  # inner function
+y = u**2  # outer function
 y.backward()
-print(x.grad)
+
+print("u =", u.item(), " y =", y.item())
+print("dy/dx from autograd:", x.grad)
 # --8<-- [end:composite]
+
+
+# --8<-- [start:formula]
+def dy_dx(x: float) -> float:
+    """The hand derivative of (3x + 4)**2."""
+    return 6 * (3 * x + 4)
+
+
+print("dy/dx from the formula:", dy_dx(2.0))
+# --8<-- [end:formula]
+
+# --8<-- [start:many-points]
+for value in [-2.0, -1.0, 0.0, 0.5, 3.0]:
+    x = torch.tensor(value, requires_grad=True)
+    y = (3 * x + 4) ** 2
+    y.backward()
+    print(f"x = {value:5}: autograd {x.grad.item():7}, formula {dy_dx(value):7}")
+# --8<-- [end:many-points]
+
+# --8<-- [start:graph]
+x = torch.tensor(2.0, requires_grad=True)
+y = x * 3
+z = y + 4
+loss = z**2
+
+for name, tensor in [("y", y), ("z", z), ("loss", loss)]:
+    print(f"{name:>4} = {tensor.item():5}  made by {tensor.grad_fn.name()}")
+# --8<-- [end:graph]
+
+# --8<-- [start:node-by-node]
+# Each grad_fn node takes the gradient arriving from above and multiplies it by
+# its own local derivative. Call the nodes by hand, from the output down.
+grad_z = loss.grad_fn(torch.tensor(1.0))  # PowBackward0: 1 * 2z
+grad_y, _ = z.grad_fn(grad_z)  # AddBackward0: * 1  (the _ is for the constant 4)
+grad_x, _ = y.grad_fn(grad_y)  # MulBackward0: * 3  (the _ is for the constant 3)
+
+print("dloss/dz =", grad_z.item())
+print("dloss/dy =", grad_y.item())
+print("dloss/dx =", grad_x.item())
+# --8<-- [end:node-by-node]
+
+# --8<-- [start:backward]
+loss.backward()  # the same walk, done by autograd, ending in x.grad
+
+print("x.grad:", x.grad)
+# --8<-- [end:backward]

@@ -1,0 +1,58 @@
+# --8<-- [start:first]
+import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x**2
+y.backward()  # dy/dx, stored in x.grad
+
+print(x.grad)
+# --8<-- [end:first]
+
+# --8<-- [start:start-point]
+x = torch.tensor(2.0, requires_grad=True)
+y = x**2
+z = 3 * y
+
+print("z is a scalar:", z.dim() == 0)
+print("z.backward() returns:", z.backward())  # nothing: the result lands in x.grad
+print("starting at z, x.grad =", x.grad)  # dz/dx = 3 * 2x
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x**2
+z = 3 * y
+y.backward()  # start one step earlier: z plays no part
+print("starting at y, x.grad =", x.grad)  # dy/dx = 2x
+# --8<-- [end:start-point]
+
+# --8<-- [start:linear]
+x = torch.tensor(5.0, requires_grad=True)
+y = 4 * x
+y.backward()
+
+print(x.grad)
+# --8<-- [end:linear]
+
+# --8<-- [start:cubic]
+x = torch.tensor(3.0, requires_grad=True)
+y = x**3
+y.backward()
+
+print(x.grad)
+# --8<-- [end:cubic]
+
+# --8<-- [start:grad-attribute]
+x = torch.tensor(4.0, requires_grad=True)
+print("leaf:", x.is_leaf, "| requires_grad:", x.requires_grad)
+print("before backward():", x.grad)
+
+y = x**2
+y.backward()
+print("after backward(): ", x.grad)
+# --8<-- [end:grad-attribute]
+
+# --8<-- [start:accumulated]
+y = x**2  # a new graph from the same leaf
+y.backward()  # adds 2x = 8 to what x.grad already holds
+
+print("after a second backward():", x.grad)
+# --8<-- [end:accumulated]

@@ -1,0 +1,152 @@
+"""Chapter 5, gradient accumulation: .grad adds up until you clear it."""
+
+# --8<-- [start:adds_up]
+import torch
+from torch import nn
+
+x = torch.tensor(2.0, requires_grad=True)
+
+y = x**2
+y.backward()
+print("after the first backward: ", x.grad)
+
+y = x**2  # a brand-new graph, same leaf x
+y.backward()
+print("after the second backward:", x.grad)
+# --8<-- [end:adds_up]
+
+# --8<-- [start:micro_setup]
+torch.manual_seed(0)
+inputs = torch.randn(128, 3)  # one "large" batch of 128 examples
+targets = torch.randn(128, 1)
+model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+loss_fn = nn.MSELoss()  # the mean over the batch
+# --8<-- [end:micro_setup]
+
+# --8<-- [start:full_batch]
+# Reference: the gradient of the whole batch at once.
+model.zero_grad()
+full_loss = loss_fn(model(inputs), targets)
+full_loss.backward()
+full = [p.grad.clone() for p in model.parameters()]  # a copy, kept for comparison
+print(f"full batch loss: {full_loss.item():.4f}")
+print("full batch,  last layer weight.grad:", full[2])
+# --8<-- [end:full_batch]
+
+# --8<-- [start:micro_batches]
+model.zero_grad()
+steps = 4  # 128 = 4 micro-batches of 32
+for x_micro, y_micro in zip(inputs.split(32), targets.split(32), strict=True):
+    loss = loss_fn(model(x_micro), y_micro) / steps  # each mean counts for 1/4
+    loss.backward()  # adds this micro-batch's share to every .grad
+
+accumulated = [p.grad for p in model.parameters()]
+print("4 × 32,      last layer weight.grad:", accumulated[2])
+print("same gradient as the full batch:", all(map(torch.allclose, accumulated, full)))
+# --8<-- [end:micro_batches]
+
+# --8<-- [start:unscaled]
+model.zero_grad()
+for x_micro, y_micro in zip(inputs.split(32), targets.split(32), strict=True):
+    loss_fn(model(x_micro), y_micro).backward()  # forgot to divide by 4
+
+unscaled = [p.grad for p in model.parameters()]
+print("without / 4, last layer weight.grad:", unscaled[2])
+ratio = (unscaled[2] / full[2]).mean().item()
+print(f"ratio to the full-batch gradient: {ratio:.4f}")
+# --8<-- [end:unscaled]
+
+# --8<-- [start:accumulation_loop]
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+optimizer.zero_grad()
+for x_micro, y_micro in zip(inputs.split(32), targets.split(32), strict=True):
+    loss = loss_fn(model(x_micro), y_micro) / steps
+    loss.backward()
+optimizer.step()  # one update for the 128 examples
+print(f"full batch loss after one step: {loss_fn(model(inputs), targets).item():.4f}")
+# --8<-- [end:accumulation_loop]
+
+# --8<-- [start:zero_]
+x = torch.tensor(2.0, requires_grad=True)
+(x**2).backward()
+print("before zero_():", x.grad)
+
+x.grad.zero_()  # the trailing underscore: change this tensor in place
+print("after zero_(): ", x.grad)
+# --8<-- [end:zero_]
+
+# --8<-- [start:data]
+# y = 2x: three examples the model should learn to fit.
+features = torch.tensor([[1.0], [2.0], [3.0]])
+labels = torch.tensor([[2.0], [4.0], [6.0]])
+# --8<-- [end:data]
+
+
+# --8<-- [start:forgetting]
+def train(clear_gradients: bool, epochs: int = 8) -> list[float]:
+    torch.manual_seed(0)  # the same starting weights for both runs
+    model = nn.Linear(1, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    losses = []
+    for _ in range(epochs):
+        if clear_gradients:
+            optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(features), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(round(loss.item(), 4))
+    return losses
+
+
+print("cleared each step:", train(clear_gradients=True))
+print("never cleared:    ", train(clear_gradients=False))
+# --8<-- [end:forgetting]
+
+# --8<-- [start:zero_grad]
+torch.manual_seed(0)
+model = nn.Linear(1, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+nn.functional.mse_loss(model(features), labels).backward()
+print("before:", model.weight.grad, model.bias.grad)
+
+optimizer.zero_grad()  # every parameter the optimizer holds
+print("after: ", model.weight.grad, model.bias.grad)
+# --8<-- [end:zero_grad]
+
+# --8<-- [start:zero_grad_zeros]
+nn.functional.mse_loss(model(features), labels).backward()
+optimizer.zero_grad(set_to_none=False)  # keep the tensors, fill them with zeros
+print("set_to_none=False:", model.weight.grad, model.bias.grad)
+# --8<-- [end:zero_grad_zeros]
+
+# --8<-- [start:wrong_order]
+torch.manual_seed(0)
+model = nn.Linear(1, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+print(f"weight before: {model.weight.item():.4f}")
+
+loss = nn.functional.mse_loss(model(features), labels)
+loss.backward()
+optimizer.zero_grad()  # wrong place: wipes the gradient backward() just computed
+optimizer.step()  # nothing to apply
+print(f"weight after:  {model.weight.item():.4f}")
+# --8<-- [end:wrong_order]
+
+# --8<-- [start:training]
+torch.manual_seed(0)  # reproducible starting weights
+model = nn.Linear(1, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+loss_fn = nn.MSELoss()
+
+for epoch in range(1, 6):
+    optimizer.zero_grad()  # 1. clear last epoch's gradients
+    predictions = model(features)  # 2. forward pass
+    loss = loss_fn(predictions, labels)  # 3. loss
+    loss.backward()  # 4. gradients into .grad
+    optimizer.step()  # 5. update the parameters
+    print(f"epoch {epoch}: loss = {loss.item():.4f}")
+
+print(f"w = {model.weight.item():.4f}, b = {model.bias.item():.4f}")
+# --8<-- [end:training]

@@ -1,0 +1,90 @@
+"""Examples for the chapter "Leaf tensors, non-leaf tensors and retain_grad()".
+
+Each region is included by docs/chapters/leaf-tensors.md. The file also runs top
+to bottom on its own: `python snippets/chapters/leaf_tensors.py` (PyTorch's
+warning then goes to the terminal). The call that fails on purpose lives in the
+page, in a `raises=` block.
+"""
+
+# --8<-- [start:describe]
+import torch
+
+
+def describe(name: str, t: torch.Tensor) -> None:
+    """Print the three attributes that tell leaves and non-leaves apart."""
+    # grad_fn.name() gives the node's name; printing grad_fn itself shows a memory address.
+    node = t.grad_fn.name() if t.grad_fn is not None else None
+    print(f"{name}: is_leaf={t.is_leaf}, requires_grad={t.requires_grad}, grad_fn={node}")
+
+
+# --8<-- [end:describe]
+
+
+# --8<-- [start:leaf]
+x = torch.tensor(2.0, requires_grad=True)  # created by you
+y = x * 3  # created by an operation
+
+describe("x", x)
+describe("y", y)
+# --8<-- [end:leaf]
+
+# --8<-- [start:created-by]
+torch.manual_seed(0)
+
+data = torch.tensor([1.0, 2.0])  # created by you, no gradient wanted
+weights = torch.randn(2, requires_grad=True)  # created by you, gradient wanted
+scaled_data = data * 2  # an operation, but nothing in it needs a gradient
+scaled_weights = weights * 2  # an operation on a tensor that needs a gradient
+layer = torch.nn.Linear(2, 1)  # a layer creates its parameters for you
+
+describe("data", data)
+describe("weights", weights)
+describe("scaled_data", scaled_data)
+describe("scaled_weights", scaled_weights)
+describe("layer.weight", layer.weight)
+# --8<-- [end:created-by]
+
+# --8<-- [start:grad-leaf-only]
+x = torch.tensor(2.0, requires_grad=True)
+y = x * 3
+loss = y**2
+loss.backward()
+
+print("x.grad:", x.grad)
+print("y.grad:", y.grad)
+# --8<-- [end:grad-leaf-only]
+
+# --8<-- [start:retain-grad]
+x = torch.tensor(2.0, requires_grad=True)
+y = x * 3
+y.retain_grad()  # ask for y's gradient, before backward()
+loss = y**2
+loss.backward()
+
+print("y.grad:", y.grad)
+print("x.grad:", x.grad)
+describe("y", y)  # retain_grad() does not turn y into a leaf
+# --8<-- [end:retain-grad]
+
+# --8<-- [start:too-late]
+x = torch.tensor(2.0, requires_grad=True)
+y = x * 3
+loss = y**2
+loss.backward()
+y.retain_grad()  # too late: the backward pass has already run
+
+print("y.grad:", y.grad)
+# --8<-- [end:too-late]
+
+# --8<-- [start:retain-graph]
+x = torch.tensor(2.0, requires_grad=True)
+y = x * 3
+y.retain_grad()
+loss = y**2
+
+loss.backward(retain_graph=True)  # keep the graph for one more pass
+print("after pass 1: y.grad =", y.grad, "| x.grad =", x.grad)
+
+loss.backward()  # the last pass may free the graph
+print("after pass 2: y.grad =", y.grad, "| x.grad =", x.grad)
+# --8<-- [end:retain-graph]

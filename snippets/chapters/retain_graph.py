@@ -1,0 +1,88 @@
+"""Chapter 6, retain_graph: a graph is used once, unless you ask PyTorch to keep it."""
+
+# --8<-- [start:first_backward]
+import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x**2
+
+# To compute dy/dx = 2x later, the graph saved x during the forward pass.
+print("saved by", y.grad_fn.name(), "->", y.grad_fn._saved_self)
+
+y.backward()  # uses the saved x, then releases it
+print("x.grad =", x.grad)
+# --8<-- [end:first_backward]
+
+# --8<-- [start:new_forward]
+y = x**2  # a new forward pass records a new graph
+y.backward()
+print("x.grad =", x.grad)  # 4 + 4: .grad accumulates (chapter 5)
+# --8<-- [end:new_forward]
+
+# --8<-- [start:retain]
+x = torch.tensor(2.0, requires_grad=True)
+y = x**2
+
+y.backward(retain_graph=True)  # keep the saved tensors for another pass
+print("after the first backward: ", x.grad)
+
+y.backward()  # same graph, second pass; this one frees it
+print("after the second backward:", x.grad)
+# --8<-- [end:retain]
+
+# --8<-- [start:shared]
+x = torch.tensor(2.0, requires_grad=True)
+h = x**2  # the shared part of the graph
+loss1 = 3 * h
+loss2 = h**2
+print("h =", h.item(), " loss1 =", loss1.item(), " loss2 =", loss2.item())
+# --8<-- [end:shared]
+
+# --8<-- [start:first_loss]
+loss1.backward()  # frees the whole graph behind loss1, including h's part
+print("x.grad after loss1:", x.grad)
+# --8<-- [end:first_loss]
+
+# --8<-- [start:two_losses]
+x = torch.tensor(2.0, requires_grad=True)
+h = x**2
+loss1 = 3 * h
+loss2 = h**2
+
+loss1.backward(retain_graph=True)  # h's part is needed again by loss2
+print("x.grad after loss1:", x.grad)
+loss2.backward()  # the last pass may free the graph
+print("x.grad after loss2:", x.grad)
+# --8<-- [end:two_losses]
+
+# --8<-- [start:sum_losses]
+x = torch.tensor(2.0, requires_grad=True)
+h = x**2
+total = 3 * h + h**2  # loss1 + loss2
+
+total.backward()  # one pass through the shared part, nothing to retain
+print("x.grad =", x.grad)
+# --8<-- [end:sum_losses]
+
+# --8<-- [start:memory]
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(256, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 1))
+batch = torch.randn(512, 256)
+
+# A hook sees every tensor the graph saves; the weights exist anyway, so skip them.
+weights = {p.untyped_storage().data_ptr() for p in model.parameters()}
+kept: dict[int, int] = {}
+
+
+def count(tensor: torch.Tensor) -> torch.Tensor:
+    storage = tensor.untyped_storage()
+    if storage.data_ptr() not in weights:
+        kept[storage.data_ptr()] = storage.nbytes()
+    return tensor
+
+
+with torch.autograd.graph.saved_tensors_hooks(count, lambda tensor: tensor):
+    loss = model(batch).pow(2).mean()
+
+print(f"tensors saved for backward: {len(kept)}, {sum(kept.values()) / 2**20:.1f} MiB")
+# --8<-- [end:memory]

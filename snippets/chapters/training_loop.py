@@ -1,0 +1,81 @@
+# --8<-- [start:setup]
+import torch
+from torch import nn
+
+torch.manual_seed(0)  # same weights and data on every run
+
+model = nn.Linear(10, 1)  # 10 input features -> 1 prediction
+# A batch of 4 examples. requires_grad only so that we can also read dLoss/dInput
+# below; training data does not normally need it.
+inputs = torch.randn(4, 10, requires_grad=True)
+targets = torch.randn(4, 1)  # one target per example
+
+for name, param in model.named_parameters():
+    print(name, tuple(param.shape), "leaf:", param.is_leaf, "requires_grad:", param.requires_grad)
+# --8<-- [end:setup]
+
+# --8<-- [start:forward]
+prediction = model(inputs)  # forward pass: inputs @ W.T + b
+loss = ((prediction - targets) ** 2).mean()  # mean squared error, a single number
+
+print("prediction shape:", tuple(prediction.shape))
+print("loss:", round(loss.item(), 4))
+print("weight.grad before backward:", model.weight.grad)
+# --8<-- [end:forward]
+
+# --8<-- [start:backward]
+loss.backward()  # backward pass: dLoss/dParameter for every parameter
+
+print("weight.grad shape:", tuple(model.weight.grad.shape))
+print("bias.grad shape:  ", tuple(model.bias.grad.shape))
+print("inputs.grad shape:", tuple(inputs.grad.shape))
+print("bias.grad:", model.bias.grad)
+# --8<-- [end:backward]
+
+# --8<-- [start:by-hand]
+# The same gradients from the hand derivation: e = prediction - target, N examples.
+n = inputs.shape[0]
+error = prediction - targets
+grad_w_by_hand = 2 / n * error.T @ inputs  # dL/dW = (2/N) * sum_n e_n * x_n
+grad_b_by_hand = 2 / n * error.sum(dim=0)  # dL/db = (2/N) * sum_n e_n
+grad_x_by_hand = 2 / n * error @ model.weight  # dL/dx_n = (2/N) * e_n * W
+
+print("dL/dW agrees:", torch.allclose(model.weight.grad, grad_w_by_hand))
+print("dL/db agrees:", torch.allclose(model.bias.grad, grad_b_by_hand))
+print("dL/dinputs agrees:", torch.allclose(inputs.grad, grad_x_by_hand))
+# --8<-- [end:by-hand]
+
+# --8<-- [start:sensitivity]
+# A gradient predicts how the loss moves when one parameter is nudged a little.
+nudge = 0.001
+nudged_prediction = inputs @ model.weight.T + (model.bias + nudge)
+nudged_loss = ((nudged_prediction - targets) ** 2).mean()
+
+print(f"predicted change: {model.bias.grad.item() * nudge:.6f}")
+print(f"actual change:    {nudged_loss.item() - loss.item():.6f}")
+# --8<-- [end:sensitivity]
+
+# --8<-- [start:loop]
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+for step in range(5):
+    optimizer.zero_grad()  # 1. clear the gradients of the previous step
+    prediction = model(inputs)  # 2. forward pass
+    loss = ((prediction - targets) ** 2).mean()  # 3. loss
+    loss.backward()  # 4. backward pass: fills .grad
+    optimizer.step()  # 5. update every parameter from its .grad
+    print(f"step {step}: loss {loss.item():.4f}")
+# --8<-- [end:loop]
+
+# --8<-- [start:step-rule]
+# What SGD's step did to the bias: new value = old value - lr * gradient.
+old_bias = model.bias.item()
+optimizer.zero_grad()
+loss = ((model(inputs) - targets) ** 2).mean()
+loss.backward()
+optimizer.step()
+
+print(f"old bias {old_bias:.6f}, gradient {model.bias.grad.item():.6f}")
+print(f"old - 0.1 * gradient = {old_bias - 0.1 * model.bias.grad.item():.6f}")
+print(f"bias after step()    = {model.bias.item():.6f}")
+# --8<-- [end:step-rule]

@@ -1,0 +1,146 @@
+"""Chapter 7: the hand-derived gradients of docs/chapters/non-scalar-outputs.md agree with autograd.
+
+Shapes and values are random; the expected values are the chapter's formulas
+(2x, v·2x, 1/n, 2x/n, ...), computed from the inputs, never recorded numbers.
+"""
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+RTOL, ATOL = 1e-10, 1e-12
+
+elements = st.floats(min_value=-100.0, max_value=100.0, allow_nan=False, allow_infinity=False)
+weights = st.floats(min_value=-10.0, max_value=10.0, allow_nan=False, allow_infinity=False)
+# Up to three dimensions of up to five elements each; min_dims=0 includes scalars.
+shapes = hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=5)
+non_scalar_shapes = hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5).filter(
+    lambda shape: int(np.prod(shape)) > 1
+)
+
+
+def leaf(array: np.ndarray) -> torch.Tensor:
+    return torch.tensor(array, dtype=torch.float64, requires_grad=True)
+
+
+def close(actual: torch.Tensor | None, expected: torch.Tensor) -> bool:
+    assert actual is not None, "backward() did not reach the leaf"
+    return actual.shape == expected.shape and torch.allclose(actual, expected, rtol=RTOL, atol=ATOL)
+
+
+@settings(max_examples=50, deadline=None)
+@given(elements)
+def test_a_scalar_output_starts_from_an_implicit_gradient_of_1(x_value: float) -> None:
+    # y = x²: backward() and backward(tensor(1.)) both give dy/dx = 2x.
+    implicit = leaf(np.float64(x_value))
+    (implicit**2).backward()
+    explicit = leaf(np.float64(x_value))
+    (explicit**2).backward(torch.tensor(1.0, dtype=torch.float64))
+    assert close(implicit.grad, 2 * implicit.detach())
+    assert close(explicit.grad, implicit.grad)
+
+
+@settings(max_examples=50, deadline=None)
+@given(hnp.arrays(np.float64, non_scalar_shapes, elements=elements))
+def test_a_non_scalar_output_cannot_start_backward_on_its_own(array: np.ndarray) -> None:
+    y = leaf(array) ** 2
+    with pytest.raises(RuntimeError, match="only for scalar outputs"):
+        y.backward()
+
+
+@settings(max_examples=100, deadline=None)
+@given(hnp.arrays(np.float64, shapes, elements=elements))
+def test_sum_of_squares_gives_2x(array: np.ndarray) -> None:
+    # s = Σ x_i²  ⇒  ∂s/∂x_i = 2x_i
+    x = leaf(array)
+    (x**2).sum().backward()
+    assert close(x.grad, 2 * x.detach())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_backward_v_on_squares_gives_v_times_2x(data: st.DataObject) -> None:
+    # y = x², J = diag(2x)  ⇒  backward(v) stores vᵀJ = v·2x (any shape, any v)
+    shape = data.draw(shapes, label="shape")
+    x = leaf(data.draw(hnp.arrays(np.float64, shape, elements=elements), label="x"))
+    v = torch.tensor(data.draw(hnp.arrays(np.float64, shape, elements=weights), label="v"))
+    (x**2).backward(v)
+    assert close(x.grad, v * 2 * x.detach())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_backward_v_is_the_gradient_of_the_weighted_sum(data: st.DataObject) -> None:
+    # backward(v) differentiates s = Σ v_i y_i; with v = 1 that is the plain sum.
+    shape = data.draw(non_scalar_shapes, label="shape")
+    array = data.draw(hnp.arrays(np.float64, shape, elements=elements), label="x")
+    v = torch.tensor(data.draw(hnp.arrays(np.float64, shape, elements=weights), label="v"))
+
+    by_vector, by_sum, by_ones, by_plain_sum = (leaf(array) for _ in range(4))
+    (by_vector**2).backward(v)
+    (v * by_sum**2).sum().backward()
+    (by_ones**2).backward(torch.ones_like(by_ones))
+    (by_plain_sum**2).sum().backward()
+    assert close(by_vector.grad, by_sum.grad)
+    assert close(by_ones.grad, by_plain_sum.grad)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.data())
+def test_the_jacobian_of_squares_is_diag_2x_and_backward_gives_v_j(data: st.DataObject) -> None:
+    n = data.draw(st.integers(min_value=1, max_value=6), label="n")
+    x = leaf(data.draw(hnp.arrays(np.float64, n, elements=elements), label="x"))
+    v = torch.tensor(data.draw(hnp.arrays(np.float64, n, elements=weights), label="v"))
+
+    jacobian = torch.autograd.functional.jacobian(lambda t: t**2, x)
+    assert close(jacobian, torch.diag(2 * x.detach()))
+    (x**2).backward(v)
+    assert close(x.grad, v @ jacobian)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.data())
+def test_a_gradient_of_another_shape_is_refused(data: st.DataObject) -> None:
+    shape = data.draw(non_scalar_shapes, label="output shape")
+    wrong = data.draw(shapes.filter(lambda s: s != shape), label="gradient shape")
+    y = leaf(np.ones(shape)) ** 2
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        y.backward(torch.ones(wrong, dtype=torch.float64))
+
+
+@settings(max_examples=100, deadline=None)
+@given(hnp.arrays(np.float64, shapes, elements=elements))
+def test_the_mean_over_n_elements_gives_1_over_n_each(array: np.ndarray) -> None:
+    # mean = Σ x_i / n  ⇒  ∂mean/∂x_i = 1/n, whatever the values
+    x = leaf(array)
+    x.mean().backward()
+    assert close(x.grad, torch.full_like(x, 1 / x.numel()).detach())
+
+
+@settings(max_examples=100, deadline=None)
+@given(hnp.arrays(np.float64, shapes, elements=elements))
+def test_the_mean_of_squares_gives_2x_over_n(array: np.ndarray) -> None:
+    # y = Σ x_i² / n  ⇒  ∂y/∂x_i = 2x_i / n  (for x = [2, 4, 6, 8]: x/2)
+    x = leaf(array)
+    y = (x**2).mean()
+    y.backward()
+    n = x.numel()
+    assert torch.isclose(y.detach(), (x.detach() ** 2).sum() / n, rtol=RTOL, atol=ATOL)
+    assert close(x.grad, 2 * x.detach() / n)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    weights,
+    hnp.arrays(np.float64, st.integers(min_value=1, max_value=8), elements=weights),
+)
+def test_mean_squared_error_of_w_x_against_2x(w_value: float, inputs: np.ndarray) -> None:
+    # loss = mean((w x_i - 2x_i)²)  ⇒  dloss/dw = 2(w - 2)·mean(x_i²)
+    w = leaf(np.float64(w_value))
+    x = torch.tensor(inputs, dtype=torch.float64)
+    loss = ((w * x - 2 * x) ** 2).mean()
+    loss.backward()
+    assert close(w.grad, 2 * (w.detach() - 2) * (x**2).mean())

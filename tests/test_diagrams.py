@@ -1,0 +1,337 @@
+"""Diagrams (coursekit/diagrams.py): valid, accessible, deterministic SVG, and loud errors.
+
+The drift-check plugin sets ``diagrams.TEXT_ONLY = True`` for the whole pytest run; the
+``svg`` fixture turns real rendering back on, with empty caches so d2 really runs.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import markdown
+import pytest
+import torch
+import yaml
+
+from coursekit import diagrams
+from coursekit.diagrams import DiagramError, autograd_figure, autograd_structure, d2_figure
+from coursekit.mkdocs_hooks import _tag_d2_fences
+
+ROOT = Path(__file__).resolve().parent.parent
+SVG_NS = "{http://www.w3.org/2000/svg}"
+SOURCE = "x -> u: multiply by 3\nu -> loss: square\nloss -> x: gradient {class: backward}\n"
+BAD_SOURCE = "x -> u\nu: {\n"  # the map opened on line 2 is never closed
+# Shapes that make D2 add more CSS: Markdown text, code, an animated edge (@keyframes).
+RICH_SOURCE = (
+    "note: |md\n  **Chain rule**: multiply the `local` derivatives\n|\n"
+    "code: |python\n  loss.backward()\n|\n"
+    "note -> code: {style.animated: true}\n"
+)
+
+
+@pytest.fixture
+def svg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    monkeypatch.setattr(diagrams, "TEXT_ONLY", False)
+    monkeypatch.setattr(diagrams, "CACHE_DIR", tmp_path / "d2")
+    monkeypatch.setattr(diagrams, "_memory", {})
+    yield
+
+
+def _forget_renders(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str) -> None:
+    monkeypatch.setattr(diagrams, "CACHE_DIR", tmp_path / name)
+    monkeypatch.setattr(diagrams, "_memory", {})
+
+
+def _svg_of(figure: str) -> ET.Element:
+    match = re.search(r"<svg\b.*</svg>", figure, re.S)
+    assert match, "the figure holds no <svg>"
+    return ET.fromstring(match[0])
+
+
+def _md() -> markdown.Markdown:
+    fences = [
+        {
+            "name": "d2",
+            "class": "d2",
+            "format": diagrams.fence_format,
+            "validator": diagrams.fence_validator,
+        }
+    ]
+    return markdown.Markdown(
+        extensions=["pymdownx.superfences"],
+        extension_configs={"pymdownx.superfences": {"custom_fences": fences}},
+    )
+
+
+def _d2_own_message(source: str) -> str:
+    """What d2 itself says about ``source``, without the "file:line:col:" prefix."""
+    done = subprocess.run(
+        [diagrams.d2_binary(), "-", "-"], input=source, capture_output=True, text=True
+    )
+    assert done.returncode != 0
+    return done.stderr.strip().splitlines()[-1].rsplit(": ", 1)[-1]
+
+
+# --- d2_figure and the fence ----------------------------------------------------------
+
+
+@pytest.mark.usefixtures("svg")
+def test_d2_figure_is_valid_accessible_svg() -> None:
+    alt = "x becomes u, u becomes loss, and the gradient runs back to x."
+    figure = d2_figure(SOURCE, alt=alt, caption="Forward and back")
+    assert figure.startswith('<figure class="d2-figure">')
+    assert "<figcaption>Forward and back</figcaption>" in figure
+    root = _svg_of(figure)
+    assert root.tag == f"{SVG_NS}svg"
+    assert root.get("role") == "img"
+    assert root.get("aria-label") == alt
+    assert float(root.get("width", "0")) > 0 and float(root.get("height", "0")) > 0
+    texts = {"".join(t.itertext()) for t in root.iter(f"{SVG_NS}text")}
+    assert {"x", "u", "loss", "gradient"} <= texts
+
+
+@pytest.mark.usefixtures("svg")
+@pytest.mark.parametrize("source", [SOURCE, RICH_SOURCE], ids=["plain", "rich"])
+def test_the_svg_requests_nothing_and_follows_the_material_scheme(source: str) -> None:
+    figure = d2_figure(source, alt="a diagram")
+    root = _svg_of(figure)
+    for element in root.iter():
+        for name, value in element.attrib.items():
+            if name.endswith("href") or name == "src":
+                assert value.startswith(("#", "data:")), (name, value)
+    styles = "".join("".join(s.itertext()) for s in root.iter(f"{SVG_NS}style"))
+    for url in re.findall(r"url\(\s*['\"]?([^'\")]*)", styles + figure):
+        assert url.startswith(("#", "data:")), url
+    assert "@import" not in styles
+    # The reader's toggle decides, not the operating system's preference.
+    assert "prefers-color-scheme" not in figure
+    assert '[data-md-color-scheme="slate"]' in styles
+    scope = next(c for c in root[0].get("class", "").split() if re.fullmatch(r"d2-\d+", c))
+    keyframes = r"@keyframes[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}"
+    for rule in re.findall(r"([^{}]+)\{[^{}]*\}", re.sub(keyframes, "", styles)):
+        if "@font-face" not in rule:
+            assert f".{scope}" in rule, f"unscoped CSS would leak into the page: {rule!r}"
+
+
+def test_rendering_is_deterministic(
+    svg: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    first = d2_figure(SOURCE, alt="a diagram", caption="c")
+    renders = diagrams.STATS["renders"]
+    _forget_renders(monkeypatch, tmp_path, "again")
+    second = d2_figure(SOURCE, alt="a diagram", caption="c")
+    assert diagrams.STATS["renders"] == renders + 1, "the second figure came from a cache"
+    assert first == second
+
+
+def test_renders_are_cached(svg: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = d2_figure(SOURCE, alt="a diagram")
+    renders = diagrams.STATS["renders"]
+    assert d2_figure(SOURCE, alt="a diagram") == first  # from memory
+    monkeypatch.setattr(diagrams, "_memory", {})
+    assert d2_figure(SOURCE, alt="a diagram") == first  # from .cache/d2
+    assert diagrams.STATS["renders"] == renders
+
+
+@pytest.mark.parametrize("alt", ["", "   "])
+def test_a_figure_without_alt_text_is_refused(alt: str) -> None:
+    with pytest.raises(DiagramError, match="alt="):
+        d2_figure(SOURCE, alt=alt)
+
+
+@pytest.mark.usefixtures("svg")
+def test_a_d2_syntax_error_carries_d2s_message_and_the_page_line() -> None:
+    with pytest.raises(DiagramError) as error:
+        d2_figure(BAD_SOURCE, alt="broken", where="docs/page.md:10")
+    message = str(error.value)
+    assert _d2_own_message(BAD_SOURCE) in message
+    # The fence opens on line 10, so the diagram's line 2 is the page's line 12.
+    assert "docs/page.md:12:" in message
+    assert "'x -> u'" in message  # the diagram's first line, to find it without a page
+
+
+@pytest.mark.usefixtures("svg")
+def test_the_fence_renders_a_figure() -> None:
+    page = f'# Page\n\n```d2 alt="x to loss and back" caption="The picture"\n{SOURCE}```\n'
+    out = _md().convert(page)
+    assert '<figure class="d2-figure">' in out
+    assert "<figcaption>The picture</figcaption>" in out
+    assert _svg_of(out).get("aria-label") == "x to loss and back"
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [("", 'needs alt="..."'), ('alt=""', 'needs alt="..."'), ('alt="a" colour="red"', "colour")],
+)
+def test_the_fence_refuses_missing_alt_and_unknown_options(options: str, expected: str) -> None:
+    with pytest.raises(DiagramError, match=re.escape(expected)):
+        _md().convert(f"```d2 {options}\n{SOURCE}```\n")
+
+
+@pytest.mark.usefixtures("svg")
+def test_a_fence_error_names_the_markdown_file_and_line() -> None:
+    page = f'Intro\n\n```d2 alt="broken"\n{BAD_SOURCE}```\n'
+    lines = _tag_d2_fences(page.split("\n"), "docs/page.md", offset=3)
+    fence_line = 3 + 3  # the fence is on line 3, after 3 lines of front matter
+    assert f'mdpage="docs/page.md" mdline="{fence_line}"' in lines[2]
+    with pytest.raises(DiagramError) as error:
+        _md().convert("\n".join(lines))
+    assert f"docs/page.md:{fence_line + 2}:" in str(error.value)
+    assert _d2_own_message(BAD_SOURCE) in str(error.value)
+
+
+def test_only_real_d2_fences_are_tagged() -> None:
+    page = '````markdown\n```d2 alt="shown as an example"\na -> b\n```\n````\n```d2 alt="x"\n'
+    lines = _tag_d2_fences(page.split("\n"), "docs/p.md", offset=0)
+    assert "mdpage" not in lines[1]
+    assert 'mdline="6"' in lines[5]
+
+
+def test_mkdocs_registers_the_fence_and_the_stylesheet() -> None:
+    # Read the YAML only (loading the whole MkDocs config takes seconds): keep the
+    # !!python/name: tags as the dotted names they are and ignore the other tags.
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor(
+        "tag:yaml.org,2002:python/name:", lambda loader, suffix, node: suffix
+    )
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)  # !ENV and the like
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+    superfences = next(
+        ext["pymdownx.superfences"]
+        for ext in config["markdown_extensions"]
+        if isinstance(ext, dict) and "pymdownx.superfences" in ext
+    )
+    d2 = next(fence for fence in superfences["custom_fences"] if fence["name"] == "d2")
+    assert d2["format"] == "coursekit.diagrams.fence_format"
+    assert d2["validator"] == "coursekit.diagrams.fence_validator"
+    assert "assets/stylesheets/diagrams.css" in config["extra_css"]
+    assert (ROOT / "docs" / "assets" / "stylesheets" / "diagrams.css").is_file()
+
+
+# --- autograd graphs ----------------------------------------------------------------------
+
+
+def _walk(root: torch.Tensor) -> tuple[set[str], int]:
+    """An independent walk of the grad_fn graph: node type names and the number of edges."""
+    kinds, edges, seen, todo = set(), 0, set(), [root.grad_fn]
+    while todo:
+        fn = todo.pop()
+        if fn in seen:
+            continue
+        seen.add(fn)
+        kinds.add(type(fn).__name__)
+        children = [child for child, _ in fn.next_functions if child is not None]
+        edges += len(children)
+        todo.extend(children)
+    return kinds, edges
+
+
+def _composite() -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    x = torch.tensor(2.0, requires_grad=True)
+    loss = (x * 3 + 4) ** 2
+    return loss, {"x": x, "loss": loss}
+
+
+def _linear() -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    torch.manual_seed(0)
+    x, w, b = (torch.randn(3, requires_grad=True) for _ in range(3))
+    loss = ((x * w + b) ** 2).sum()
+    return loss, {"x": x, "w": w, "b": b, "loss": loss}
+
+
+def test_structure_of_the_composite_function() -> None:
+    loss, names = _composite()
+    text = autograd_structure(loss, names)
+    for kind in ("PowBackward0", "AddBackward0", "MulBackward0"):
+        assert kind in text
+    assert "AccumulateGrad[x] -> MulBackward0" in text.splitlines()
+    kinds, edges = _walk(loss)
+    assert all(kind in text for kind in kinds - {"AccumulateGrad"})
+    assert len(text.splitlines()) == edges + 1  # every edge, then the root's name
+    assert text.splitlines()[-1] == f"{type(loss.grad_fn).__name__} -> loss"
+
+
+def test_structure_names_every_leaf() -> None:
+    loss, names = _linear()
+    text = autograd_structure(loss, names)
+    for leaf in ("x", "w", "b"):
+        assert f"AccumulateGrad[{leaf}]" in text
+    kinds, edges = _walk(loss)
+    assert {line.split(" -> ")[0].split("[")[0] for line in text.splitlines()} == kinds
+    assert len(text.splitlines()) == edges + 1
+
+
+def test_structure_numbers_repeated_operations_and_names_intermediates() -> None:
+    x = torch.tensor(1.5, requires_grad=True)
+    u = x * 3 + 4
+    y = u**2 + u  # two additions; u is used twice
+    text = autograd_structure(y, {"x": x, "u": u})
+    assert "AddBackward0 #1[u] -> PowBackward0" in text
+    assert "AddBackward0 #1[u] -> AddBackward0 #2" in text
+
+
+def test_structure_is_the_same_for_the_same_code() -> None:
+    assert autograd_structure(*_linear()) == autograd_structure(*_linear())
+
+
+def test_a_tensor_without_grad_fn_is_refused() -> None:
+    x = torch.tensor(1.0, requires_grad=True)
+    with pytest.raises(ValueError, match="no grad_fn"):
+        autograd_structure(x, {"x": x})
+
+
+@pytest.mark.usefixtures("svg")
+def test_autograd_figure_draws_pytorchs_nodes_forward_and_backward() -> None:
+    loss, names = _linear()
+    figure = autograd_figure(loss, names, caption="The graph of the loss")
+    root = _svg_of(figure)
+    texts = " ".join("".join(t.itertext()) for t in root.iter(f"{SVG_NS}text"))
+    kinds, _ = _walk(loss)
+    for kind in kinds:
+        assert kind in texts
+    for leaf in ("x", "w", "b"):
+        assert f"{leaf} (leaf)" in texts
+        assert f"{leaf}.grad" in texts
+        assert f"∂loss/∂{leaf}" in texts
+    # Backward edges are their own (dashed) class, one per forward edge plus the .grad ones.
+    groups = [g.get("class", "").split() for g in root.iter(f"{SVG_NS}g")]
+    forward = sum("forward" in g for g in groups)
+    backward = sum("backward" in g for g in groups)
+    assert backward == forward + 3
+    # Alt text is generated from the graph; the text version sits under the figure.
+    alt = root.get("aria-label", "")
+    assert alt.startswith("Autograd graph of loss:")
+    assert all(f"{leaf}.grad" in alt for leaf in ("x", "w", "b"))
+    assert "Text version of this diagram" in figure
+    assert autograd_structure(loss, names).replace(">", "&gt;") in figure
+
+
+def test_autograd_figure_is_deterministic(
+    svg: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    first = autograd_figure(*_linear(), caption="c")
+    _forget_renders(monkeypatch, tmp_path, "again")
+    assert autograd_figure(*_linear(), caption="c") == first
+
+
+def test_text_mode_records_the_structure_without_running_d2(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(diagrams, "TEXT_ONLY", True)
+
+    def no_d2(*args: object, **kwargs: object) -> None:
+        raise AssertionError("d2 ran in text mode")
+
+    monkeypatch.setattr(diagrams, "_run_d2", no_d2)
+    loss, names = _composite()
+    figure = autograd_figure(loss, names, caption="c", alt="The chain x to loss")
+    assert autograd_structure(loss, names).replace(">", "&gt;") in figure
+    assert 'aria-label="The chain x to loss"' in figure
+    assert "<svg" not in figure
+    assert "x -&gt; u" in d2_figure(SOURCE, alt="a")
