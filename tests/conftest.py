@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Builds started by the tests stay quiet about MkDocs 2 (Material's and a plugin's banners).
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 os.environ.setdefault("DISABLE_MKDOCS_2_WARNING", "true")
+# Same as the Makefile: tiny examples run faster on one thread (set before torch loads).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # Fixture sites are broken on purpose; test_bad_input.py runs them in their own processes.
 collect_ignore = ["fixtures"]

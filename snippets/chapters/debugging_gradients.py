@@ -213,13 +213,13 @@ print(f"total grad norm {total:.4f}")
 
 
 # --8<-- [start:deep-stacks]
-def deep_stack(activation: type[nn.Module], init_weight=None, depth: int = 8) -> nn.Sequential:
-    """`depth` layers of Linear(32, 32) + activation, optionally with our own weights."""
+def deep_stack(activation: type[nn.Module], weight_std: float | None = None) -> nn.Sequential:
+    """8 layers of Linear(32, 32) + activation; weights drawn with `weight_std` if given."""
     layers: list[nn.Module] = []
-    for _ in range(depth):
+    for _ in range(8):
         linear = nn.Linear(32, 32)
-        if init_weight is not None:
-            init_weight(linear.weight)
+        if weight_std is not None:  # otherwise keep PyTorch's default initialisation
+            nn.init.normal_(linear.weight, std=weight_std)
             nn.init.zeros_(linear.bias)
         layers += [linear, activation()]
     return nn.Sequential(*layers)
@@ -234,9 +234,9 @@ def layer_grad_norms(model: nn.Sequential, inputs: torch.Tensor) -> list[float]:
 
 torch.manual_seed(0)
 inputs = torch.randn(64, 32)
-sigmoid_stack = deep_stack(nn.Sigmoid)  # PyTorch's default initialisation
-too_large = deep_stack(nn.ReLU, lambda w: nn.init.normal_(w, std=1.0))
-kaiming = deep_stack(nn.ReLU, nn.init.kaiming_normal_)  # scaled for ReLU
+sigmoid_stack = deep_stack(nn.Sigmoid)
+too_large = deep_stack(nn.ReLU, weight_std=1.0)
+kaiming = deep_stack(nn.ReLU, weight_std=(2 / 32) ** 0.5)  # Kaiming: sqrt(2 / inputs)
 
 columns = [layer_grad_norms(m, inputs) for m in (sigmoid_stack, too_large, kaiming)]
 print("layer   sigmoid   std=1.0   kaiming")
