@@ -1,0 +1,97 @@
+"""The exercise pages: every part the syllabus asks for, and solutions that pass their checks.
+
+Each page docs/practice/exercises/<slug>.md has a task, starter code (a plain fence, not
+run), a hint, and a hidden solution whose executed fence includes the same snippet region
+the notebook tests use. The notebooks themselves are tested in tests/test_notebooks.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from coursekit import notebooks
+from coursekit.fences import scan
+
+ROOT = Path(__file__).resolve().parent.parent
+LEVELS = {"beginner", "intermediate", "advanced"}
+
+
+def _page(slug: str) -> str:
+    return (notebooks.PAGES / f"{slug}.md").read_text(encoding="utf-8")
+
+
+def _snippet(slug: str) -> str:
+    return f"practice/{slug.replace('-', '_')}.py"
+
+
+def test_the_seven_exercises_in_syllabus_order() -> None:
+    assert {p.stem for p in notebooks.PAGES.glob("*.md")} == set(notebooks.EXERCISES)
+    for number, slug in enumerate(notebooks.EXERCISES, start=1):
+        assert re.search(rf"^# Exercise {number}: ", _page(slug), re.M), slug
+
+
+@pytest.mark.parametrize("slug", notebooks.EXERCISES)
+def test_page_has_task_starter_hint_solution(slug: str) -> None:
+    text = _page(slug)
+    level = re.search(r"^\*\*Level:\*\* (\w+)\.", text, re.M)
+    assert level and level[1] in LEVELS
+    for heading in ("## Task", "## Starter code"):
+        assert f"\n{heading}\n" in text, heading
+    fences = scan(text, slug)
+    starter = [f for f in fences if f"{_snippet(slug)}:starter" in f.body]
+    assert len(starter) == 1 and not starter[0].executed, "starter code must not be executed"
+    assert "\n/// details | Hint\n" in text
+    solution_block = text.split("\n/// details | Solution\n", 1)[1].split("\n///\n", 1)[0]
+    solution = [f for f in scan(solution_block, slug) if f.executed]
+    assert len(solution) == 1 and not solution[0].indent
+    assert f'--8<-- "{_snippet(slug)}:solution"' in solution[0].body
+
+
+@pytest.mark.parametrize("slug", notebooks.EXERCISES)
+def test_page_links_to_its_notebook_and_download(slug: str) -> None:
+    text = _page(slug)
+    assert f"](../notebooks/{slug}.ipynb)" in text
+    assert f'href="../../notebooks/{slug}/{slug}.ipynb" download' in text
+
+
+@pytest.mark.parametrize("slug", notebooks.EXERCISES)
+def test_no_maths_left_unconverted(slug: str) -> None:
+    """`$` followed by a digit never opens maths (coursekit.mathml): write `${2x}$`."""
+    prose = re.sub(r"```.*?```|`[^`\n]*`", "", _page(slug), flags=re.S)
+    assert not re.search(r"(?<![\\$\w])\$\d", prose)
+
+
+def _run(code: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<exercise>", "exec"), {"__name__": "__exercise__"})
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("slug", notebooks.EXERCISES)
+def test_snippet_runs_on_its_own_and_its_solution_is_correct(slug: str) -> None:
+    """`python snippets/practice/<slug>.py` runs starter, solution, then the check."""
+    path = notebooks.snippet_path(slug)
+    output = _run(path.read_text(encoding="utf-8"))
+    assert output.splitlines()[-1].startswith("Correct:"), output
+
+
+@pytest.mark.parametrize("slug", notebooks.EXERCISES)
+def test_untouched_starter_is_not_done_yet(slug: str) -> None:
+    path = notebooks.snippet_path(slug)
+    code = notebooks.region(path, "starter") + "\n" + notebooks.region(path, "check")
+    assert _run(code).splitlines()[-1].startswith("Not done yet:")
+
+
+def test_practice_index_lists_every_exercise_with_its_level() -> None:
+    index = (ROOT / "docs" / "practice" / "index.md").read_text(encoding="utf-8")
+    for slug in notebooks.EXERCISES:
+        level = re.search(r"^\*\*Level:\*\* (\w+)\.", _page(slug), re.M)[1]
+        row = next(line for line in index.splitlines() if f"](exercises/{slug}.md)" in line)
+        assert f"| {level} |" in row and f"](notebooks/{slug}.ipynb)" in row
+    assert "```quiz-index" in index
