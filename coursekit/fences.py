@@ -104,3 +104,21 @@ def session_name(page: str, fence: Fence) -> str:
     """Sessions are process-wide in markdown-exec, so they are always scoped to the page."""
     explicit = fence.attrs.get("session")
     return f"{page}::{explicit}" if explicit else page
+
+
+def tag_fences(text: str, page: str, offset: int = 0) -> str:
+    """Add ``mdpage``/``mdline`` (and the page's session) to the fences we format.
+
+    Our fence formatters read these so that every error names the Markdown file and
+    line. ``offset`` is the number of front-matter lines MkDocs stripped from ``text``.
+    """
+    lines = text.split("\n")
+    for fence in scan(text, page):
+        extra = f' mdpage="{page}" mdline="{fence.line + offset}"'
+        if fence.executed:
+            extra += f' session="{session_name(page, fence)}"'
+        elif fence.lang != "d2":
+            continue
+        opening = re.sub(r'\s*session="[^"]*"', "", lines[fence.line - 1])
+        lines[fence.line - 1] = opening + extra
+    return "\n".join(lines)

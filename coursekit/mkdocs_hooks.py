@@ -14,8 +14,8 @@ from typing import Any
 
 from mkdocs.exceptions import PluginError
 
-from coursekit import exec_fence, includes
-from coursekit.fences import FenceError, executed_fences, session_name
+from coursekit import exec_fence, includes, interview_index, notebooks, quiz
+from coursekit.fences import FenceError, executed_fences, session_name, tag_fences
 
 log = logging.getLogger("mkdocs.hooks.coursekit")
 
@@ -42,25 +42,29 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     raw = page.file.content_string if hasattr(page.file, "content_string") else markdown
     # MkDocs strips the front matter before this hook: count it back so lines match the file.
     offset = max(0, len(raw.split("\n")) - len(markdown.split("\n")))
+    snippets = config["mdx_configs"].get("pymdownx.snippets", {})
     try:
-        fences = executed_fences(markdown, src)
-        includes.check_page(markdown, src, offset, Path(config["config_file_path"]))
-    except (FenceError, includes.IncludeError) as error:
-        raise PluginError(
-            _shift(str(error), offset) if isinstance(error, FenceError) else str(error)
-        ) from None
-    lines = markdown.split("\n")
-    expected = []
-    for fence in fences:
-        line = fence.line + offset
+        executed = executed_fences(markdown, src)
+        includes.check_page(
+            markdown, src, offset, snippets, Path(config["config_file_path"]).parent
+        )
+    except FenceError as error:
+        raise PluginError(_shift(str(error), offset)) from None
+    except includes.IncludeError as error:
+        raise PluginError(str(error)) from None
+    for fence in executed:
         _reset_session(session_name(src, fence))
-        extra = f' mdpage="{src}" mdline="{line}" session="{session_name(src, fence)}"'
-        lines[fence.line - 1] = re.sub(r'\s*session="[^"]*"', "", lines[fence.line - 1]) + extra
-        expected.append(f"{src}:{line}")
-    _expected[src] = expected
-    if fences:
+    _expected[src] = [f"{src}:{fence.line + offset}" for fence in executed]
+    lines = tag_fences(markdown, src, offset).split("\n")
+    if executed:
         lines = _stamp_version(lines)
-    return "\n".join(lines)
+    # Interview pages: short answer, meta description, index and summary.
+    markdown = interview_index.on_page_markdown("\n".join(lines), page, config, files)
+    # Practice pages: ```quiz blocks become accessible HTML; a broken quiz fails the build.
+    try:
+        return quiz.render_page(markdown, page, config, files)
+    except quiz.QuizError as error:
+        raise PluginError(str(error)) from None
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
@@ -72,7 +76,8 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     if _expected.get(src):
         _stats["pages"] += 1
         _stats["blocks"] += len(_expected[src])
-    return html
+    # Notebook pages: a download link, no script from another host, no unused styles.
+    return notebooks.page_content(html, page)
 
 
 def on_post_build(config: Any) -> None:

@@ -19,7 +19,7 @@ import yaml
 
 from coursekit import diagrams
 from coursekit.diagrams import DiagramError, autograd_figure, autograd_structure, d2_figure
-from coursekit.mkdocs_hooks import _tag_d2_fences
+from coursekit.fences import tag_fences
 
 ROOT = Path(__file__).resolve().parent.parent
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -175,7 +175,7 @@ def test_the_fence_refuses_missing_alt_and_unknown_options(options: str, expecte
 @pytest.mark.usefixtures("svg")
 def test_a_fence_error_names_the_markdown_file_and_line() -> None:
     page = f'Intro\n\n```d2 alt="broken"\n{BAD_SOURCE}```\n'
-    lines = _tag_d2_fences(page.split("\n"), "docs/page.md", offset=3)
+    lines = tag_fences(page, "docs/page.md", offset=3).split("\n")
     fence_line = 3 + 3  # the fence is on line 3, after 3 lines of front matter
     assert f'mdpage="docs/page.md" mdline="{fence_line}"' in lines[2]
     with pytest.raises(DiagramError) as error:
@@ -186,7 +186,7 @@ def test_a_fence_error_names_the_markdown_file_and_line() -> None:
 
 def test_only_real_d2_fences_are_tagged() -> None:
     page = '````markdown\n```d2 alt="shown as an example"\na -> b\n```\n````\n```d2 alt="x"\n'
-    lines = _tag_d2_fences(page.split("\n"), "docs/p.md", offset=0)
+    lines = tag_fences(page, "docs/p.md", offset=0).split("\n")
     assert "mdpage" not in lines[1]
     assert 'mdline="6"' in lines[5]
 

@@ -1,0 +1,36 @@
+"""Interview: What does backward() do? (docs/interview/what-does-backward-do.md)"""
+
+# --8<-- [start:first]
+import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x**2
+
+print("x.grad before:", x.grad)
+returned = y.backward()
+print("backward() returned:", returned)
+print("x.grad after: ", x.grad)  # dy/dx = 2x = 4
+# --8<-- [end:first]
+
+# --8<-- [start:more]
+for value, f, rule in [
+    (5.0, lambda t: 4 * t, "4"),
+    (3.0, lambda t: t**3, "3x² = 27"),
+]:
+    x = torch.tensor(value, requires_grad=True)
+    f(x).backward()
+    print(f"x = {value}: x.grad = {x.grad.item()}   (by hand: {rule})")
+# --8<-- [end:more]
+
+# --8<-- [start:explicit-one]
+x = torch.tensor(2.0, requires_grad=True)
+y = x**2
+y.backward(torch.tensor(1.0))  # what y.backward() does for a scalar y
+print("with an explicit 1:", x.grad)
+# --8<-- [end:explicit-one]
+
+# --8<-- [start:adds]
+z = x**2  # a new graph from the same leaf
+z.backward()
+print("after a second graph:", x.grad)  # 4 + 4: added, not replaced
+# --8<-- [end:adds]

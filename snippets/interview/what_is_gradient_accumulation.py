@@ -1,0 +1,59 @@
+"""Interview: What is gradient accumulation? (docs/interview/what-is-gradient-accumulation.md)"""
+
+# --8<-- [start:two-passes]
+import copy
+
+import torch
+from torch import nn
+
+x = torch.tensor(1.0, requires_grad=True)
+for micro_batch in (1, 2):
+    y = 2 * x  # each pass contributes dy/dx = 2
+    y.backward()
+    print(f"after pass {micro_batch}: x.grad = {x.grad.item()}")
+# --8<-- [end:two-passes]
+
+# --8<-- [start:same-gradient]
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+inputs = torch.randn(128, 4)
+targets = torch.randn(128, 1)
+loss_fn = nn.MSELoss()  # the mean over the batch
+
+big = copy.deepcopy(model)  # the same starting weights
+loss_fn(big(inputs), targets).backward()  # all 128 examples at once
+
+parts = 4
+for x_part, t_part in zip(inputs.split(32), targets.split(32), strict=True):
+    loss = loss_fn(model(x_part), t_part) / parts  # a quarter of the full mean
+    loss.backward()  # adds into .grad
+
+print("same weight gradient:", torch.allclose(model.weight.grad, big.weight.grad))
+print("same bias gradient:  ", torch.allclose(model.bias.grad, big.bias.grad))
+# --8<-- [end:same-gradient]
+
+# --8<-- [start:same-step]
+torch.optim.SGD(model.parameters(), lr=0.1).step()
+torch.optim.SGD(big.parameters(), lr=0.1).step()
+print("same weights after one step:", torch.allclose(model.weight, big.weight))
+# --8<-- [end:same-step]
+
+# --8<-- [start:loop]
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = torch.randn(512, 4)
+target = data.sum(dim=1, keepdim=True)  # the model should learn weights of 1 and bias 0
+
+accumulation_steps = 4  # 4 micro-batches of 32 = an effective batch of 128
+optimizer.zero_grad()
+for i, (x_part, t_part) in enumerate(zip(data.split(32), target.split(32), strict=True)):
+    loss = loss_fn(model(x_part), t_part) / accumulation_steps
+    loss.backward()
+    if (i + 1) % accumulation_steps == 0:  # every 4th micro-batch: update, then clear
+        optimizer.step()
+        optimizer.zero_grad()
+        print(
+            f"micro-batch {i + 1:2}: step, last part's loss {loss.item() * accumulation_steps:.4f}"
+        )
+# --8<-- [end:loop]
