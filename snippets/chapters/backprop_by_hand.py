@@ -40,7 +40,11 @@ def chain_by_hand(x: float) -> tuple[dict[str, float], dict[str, float]]:
 
 
 # --8<-- [start:linear-by-hand]
-def linear_by_hand(x: float, w: float, b: float) -> tuple[dict[str, float], dict[str, float]]:
+def linear_by_hand(
+    x: float,
+    w: float,
+    b: float,
+) -> tuple[dict[str, float], dict[str, float]]:
     """Forward and backward pass of loss = (x*w + b)**2, one node at a time."""
     # Forward.
     p = x * w  # the product, a node of its own
@@ -56,7 +60,14 @@ def linear_by_hand(x: float, w: float, b: float) -> tuple[dict[str, float], dict
     grad_w = grad_p * x  # ... and x towards w
 
     values = {"x": x, "w": w, "b": b, "p": p, "y": y, "loss": loss}
-    grads = {"loss": grad_loss, "y": grad_y, "p": grad_p, "b": grad_b, "x": grad_x, "w": grad_w}
+    grads = {
+        "loss": grad_loss,
+        "y": grad_y,
+        "p": grad_p,
+        "b": grad_b,
+        "x": grad_x,
+        "w": grad_w,
+    }
     return values, grads
 
 
@@ -100,7 +111,8 @@ if __name__ == "__main__":
 
     for name, node in [("loss", loss), ("z", z), ("y", y), ("x", x)]:
         agree = torch.allclose(node.grad, torch.tensor(grads[name]))
-        print(f"dloss/d{name:<4} by hand {grads[name]:5}  autograd {node.grad.item():5}  {agree}")
+        by_hand, by_autograd = grads[name], node.grad.item()
+        print(f"dloss/d{name:<4} by hand {by_hand:5}  autograd {by_autograd:5}  {agree}")
     # --8<-- [end:chain-autograd]
 
     # --8<-- [start:linear-forward]
@@ -127,7 +139,8 @@ if __name__ == "__main__":
 
     for name, node in [("loss", loss), ("y", y), ("p", p), ("b", b), ("x", x), ("w", w)]:
         agree = torch.allclose(node.grad, torch.tensor(grads[name]))
-        print(f"dloss/d{name:<4} by hand {grads[name]:5}  autograd {node.grad.item():5}  {agree}")
+        by_hand, by_autograd = grads[name], node.grad.item()
+        print(f"dloss/d{name:<4} by hand {by_hand:5}  autograd {by_autograd:5}  {agree}")
     # --8<-- [end:linear-autograd]
 
     # --8<-- [start:autograd-grad]

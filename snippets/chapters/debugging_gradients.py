@@ -71,8 +71,10 @@ def train(clear_gradients: bool, steps: int) -> list[float]:
     return losses
 
 
+with_clearing = train(clear_gradients=True, steps=12)
+without_clearing = train(clear_gradients=False, steps=12)
 print("step  with zero_grad()  without")
-for step, (good, bad) in enumerate(zip(train(True, 12), train(False, 12), strict=True), 1):
+for step, (good, bad) in enumerate(zip(with_clearing, without_clearing, strict=True), 1):
     print(f"{step:>4} {good:16.4f} {bad:8.4f}")
 # --8<-- [end:no-zero-training]
 
@@ -144,7 +146,7 @@ def unpack(saved: Saved) -> torch.Tensor:
 
 
 def saved_tensors_after_training(retain_graph: bool) -> list[int]:
-    """A small training loop that keeps every loss for logging; count the saved tensors."""
+    """Train for 5 steps, keeping every loss; count the saved tensors after each step."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(100, 100), nn.ReLU(), nn.Linear(100, 1))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
@@ -191,7 +193,8 @@ handle.remove()  # hooks stay until removed
 # --8<-- [start:hook-modify]
 x = torch.tensor(2.0, requires_grad=True)
 y = x * 3
-y.register_hook(lambda grad: grad.clamp(max=5.0))  # a returned tensor replaces the gradient
+# A hook that returns a tensor replaces the gradient with it.
+y.register_hook(lambda grad: grad.clamp(max=5.0))
 loss = y**2
 loss.backward()
 print("x.grad with the clamp:", x.grad)
@@ -213,8 +216,11 @@ print(f"total grad norm {total:.4f}")
 
 
 # --8<-- [start:deep-stacks]
-def deep_stack(activation: type[nn.Module], weight_std: float | None = None) -> nn.Sequential:
-    """8 layers of Linear(32, 32) + activation; weights drawn with `weight_std` if given."""
+def deep_stack(
+    activation: type[nn.Module],
+    weight_std: float | None = None,
+) -> nn.Sequential:
+    """8 x (Linear(32, 32), activation); weights with std `weight_std`, if given."""
     layers: list[nn.Module] = []
     for _ in range(8):
         linear = nn.Linear(32, 32)
@@ -243,6 +249,31 @@ print("layer   sigmoid   std=1.0   kaiming")
 for layer, norms in enumerate(zip(*columns, strict=True), start=1):
     print(f"{layer:>5} " + " ".join(f"{norm:9.1e}" for norm in norms))
 # --8<-- [end:deep-stacks]
+
+
+# --8<-- [start:two-factors]
+def weight_grad_factors(model: nn.Sequential, inputs: torch.Tensor) -> None:
+    """Per Linear layer: print the norm of its input and of its output's gradient."""
+    layer_inputs, layer_outputs = [], []
+    h = inputs
+    for module in model:
+        if isinstance(module, nn.Linear):
+            layer_inputs.append(h)
+            h = module(h)
+            h.retain_grad()  # keep the gradient that arrives at this layer's output
+            layer_outputs.append(h)
+        else:
+            h = module(h)
+    h.pow(2).mean().backward()  # the same scalar as in layer_grad_norms
+
+    print("layer  input norm  gradient at output")
+    pairs = zip(layer_inputs, layer_outputs, strict=True)
+    for layer, (layer_input, output) in enumerate(pairs, start=1):
+        print(f"{layer:>5} {layer_input.norm():11.1e} {output.grad.norm():19.1e}")
+
+
+weight_grad_factors(too_large, inputs)
+# --8<-- [end:two-factors]
 
 # --8<-- [start:silent-nan]
 a = torch.tensor([1.0, 2.0], requires_grad=True)

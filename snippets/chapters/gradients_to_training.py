@@ -151,7 +151,8 @@ if __name__ == "__main__":
     print("step  w by hand  w with SGD  b by hand  b with SGD")
     for step, (hand, sgd) in enumerate(zip(by_hand, with_sgd, strict=True), start=1):
         print(f"{step:>4} {hand[1]:10.4f} {sgd[1]:11.4f} {hand[2]:10.4f} {sgd[2]:11.4f}")
-    print("same losses, w and b:", torch.allclose(torch.tensor(by_hand), torch.tensor(with_sgd)))
+    same = torch.allclose(torch.tensor(by_hand), torch.tensor(with_sgd))
+    print("same losses, w and b:", same)
     # --8<-- [end:run-with-sgd]
 
     # --8<-- [start:parameter-count]
@@ -178,15 +179,15 @@ if __name__ == "__main__":
 
     before = [param.detach().clone() for param in model.parameters()]
     optimizer.step()  # one call updates all of them
-    after = model.parameters()
-    largest = max((new - old).abs().max().item() for new, old in zip(after, before, strict=True))
+    changes = [new - old for new, old in zip(model.parameters(), before, strict=True)]
+    largest = max(change.abs().max().item() for change in changes)
     print(f"largest change of any parameter: {largest:.4f}")
     # --8<-- [end:one-step-for-all]
 
     # --8<-- [start:transformer-backward]
     torch.manual_seed(0)
     tokens = torch.tensor([3, 1, 4, 1, 5, 9, 2, 6])  # a made-up sentence of token ids
-    inputs, targets = tokens[:-1], tokens[1:]  # at every position, predict the next token
+    inputs, targets = tokens[:-1], tokens[1:]  # at each position, predict the next token
     model = TinyTransformer(vocab_size=10, d_model=16, max_len=8)
 
     logits = model(inputs)  # shape (7 positions, 10 vocabulary scores)

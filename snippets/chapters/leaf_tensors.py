@@ -12,9 +12,9 @@ import torch
 
 def describe(name: str, t: torch.Tensor) -> None:
     """Print the three attributes that tell leaves and non-leaves apart."""
-    # grad_fn.name() gives the node's name; printing grad_fn itself shows a memory address.
-    node = t.grad_fn.name() if t.grad_fn is not None else None
-    print(f"{name}: is_leaf={t.is_leaf}, requires_grad={t.requires_grad}, grad_fn={node}")
+    node = t.grad_fn.name() if t.grad_fn is not None else None  # the node's name
+    flags = f"is_leaf={t.is_leaf}, requires_grad={t.requires_grad}"
+    print(f"{name}: {flags}, grad_fn={node}")
 
 
 # --8<-- [end:describe]

@@ -66,7 +66,11 @@ print("x.grad =", x.grad)
 
 # --8<-- [start:memory]
 torch.manual_seed(0)
-model = torch.nn.Sequential(torch.nn.Linear(256, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 1))
+model = torch.nn.Sequential(
+    torch.nn.Linear(256, 1024),
+    torch.nn.ReLU(),
+    torch.nn.Linear(1024, 1),
+)
 batch = torch.randn(512, 256)
 
 # A hook sees every tensor the graph saves; the weights exist anyway, so skip them.

@@ -11,8 +11,19 @@ inputs = torch.randn(4, 10, requires_grad=True)
 targets = torch.randn(4, 1)  # one target per example
 
 for name, param in model.named_parameters():
-    print(name, tuple(param.shape), "leaf:", param.is_leaf, "requires_grad:", param.requires_grad)
+    shape = tuple(param.shape)
+    print(name, shape, "leaf:", param.is_leaf, "requires_grad:", param.requires_grad)
 # --8<-- [end:setup]
+
+# --8<-- [start:conv]
+torch.manual_seed(0)
+# 3 input channels (red, green, blue) -> 8 output channels, with 3 x 3 filters.
+conv = nn.Conv2d(in_channels=3, out_channels=8, kernel_size=3)
+
+for name, param in conv.named_parameters():
+    shape = tuple(param.shape)
+    print(name, shape, "leaf:", param.is_leaf, "requires_grad:", param.requires_grad)
+# --8<-- [end:conv]
 
 # --8<-- [start:forward]
 prediction = model(inputs)  # forward pass: inputs @ W.T + b

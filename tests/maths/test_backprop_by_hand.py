@@ -12,25 +12,13 @@ retain_grad) and against the closed formulas, for random inputs.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from . import load_snippet
 
-def _load_snippet(name: str) -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "snippets" / "chapters" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"course_snippet_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-snippet = _load_snippet("backprop_by_hand")
+snippet = load_snippet("backprop_by_hand")
 
 values = st.floats(min_value=-10.0, max_value=10.0, allow_nan=False, allow_infinity=False)
 RTOL, ATOL = 1e-9, 1e-9

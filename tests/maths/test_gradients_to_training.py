@@ -11,25 +11,13 @@ torch.optim.SGD. The loops tested are the page's own, from snippets/chapters.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from . import load_snippet
 
-def _load_snippet(name: str) -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "snippets" / "chapters" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"course_snippet_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-snippet = _load_snippet("gradients_to_training")
+snippet = load_snippet("gradients_to_training")
 
 values = st.floats(min_value=-10.0, max_value=10.0, allow_nan=False, allow_infinity=False)
 inputs = st.floats(min_value=-5.0, max_value=5.0, allow_nan=False, allow_infinity=False)
