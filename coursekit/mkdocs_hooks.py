@@ -13,8 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 
-from coursekit import exec_fence, includes, interview_index, notebooks, quiz
+from coursekit import (
+    exec_fence,
+    includes,
+    interview_index,
+    notebook_execution,
+    notebooks,
+    quiz,
+)
 from coursekit.fences import FenceError, executed_fences, session_name, tag_fences
 
 log = logging.getLogger("mkdocs.hooks.coursekit")
@@ -35,6 +43,24 @@ def on_config(config: Any) -> Any:
             fence["format"] = exec_fence.formatter
     _stats.update(pages=0, blocks=0)
     return config
+
+
+@event_priority(-100)  # after mkdocs-jupyter has claimed the notebook files
+def on_files(files: Any, config: Any) -> Any:
+    notebook_execution.start(files, config)
+    return files
+
+
+@event_priority(100)  # before mkdocs-jupyter renders a notebook page
+def on_pre_page(page: Any, config: Any, files: Any) -> Any:
+    notebook_execution.use_executed_copy(page)
+    return page
+
+
+@event_priority(100)  # before mkdocs-jupyter copies the download next to the page
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    notebook_execution.restore_source(page)
+    return output
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
