@@ -1,7 +1,7 @@
 """LaTeX maths to MathML at build time (no JavaScript, no CDN).
 
-* inline: ``$dy/dx = 2x$`` (a ``$`` followed by a digit or space never opens maths,
-  so prices and shell prompts are left alone);
+* inline: ``$dy/dx = 2x$``, with Pandoc's rule: no space just inside the dollars, and
+  no digit right after the closing one (so "$5 and $10" stays text);
 * display: a fenced block with the language ``math``.
 
 Browsers render MathML natively; latex2mathml is pure Python.
@@ -18,8 +18,8 @@ from latex2mathml.converter import convert
 from markdown import Extension, Markdown
 from markdown.inlinepatterns import InlineProcessor
 
-# $...$ with no space just inside the dollars, as in Pandoc.
-INLINE_MATH = r"(?<![\\$\w])\$(?=[^\s$\d])(?P<tex>(?:\\\$|[^$\n])+?)(?<=\S)\$(?![\w$])"
+# $...$ with no space just inside the dollars and no digit after the closing one (Pandoc).
+INLINE_MATH = r"(?<![\\$\w])\$(?=[^\s$])(?P<tex>(?:\\\$|[^$\n])+?)(?<=\S)\$(?![\w$])"
 
 
 class MathError(ValueError):

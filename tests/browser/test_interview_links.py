@@ -1,13 +1,13 @@
 """Interview pages in a real browser: the "Copy link" buttons and the printed summary.
 
-Chromium is Debian's (`apt-get install -y chromium`, or CHROME_PATH); without it these
-tests are skipped, except under CI (CI=true), where they fail instead.
+The browser and its skip rules come from tests/browser/conftest.py. These tests answer
+requests to the site's own address (site_url) from the built site, because Material's
+instant navigation only works there.
 """
 
 from __future__ import annotations
 
 import mimetypes
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,38 +19,11 @@ import pytest
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Route
 
-CHROMIUM = Path(os.environ.get("CHROME_PATH", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 QUESTION = "interview/what-is-backpropagation/"
 
 
-def _missing() -> str | None:
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} not found (apt-get install -y chromium, or set CHROME_PATH)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright is not installed: pip install -e '.[test]'"
-    return None
-
-
-pytestmark = pytest.mark.skipif(
-    _missing() is not None and os.environ.get("CI", "").lower() != "true",
-    reason=f"browser tests skipped: {_missing()}",
-)
-
-
 @pytest.fixture(scope="module")
-def site_url(built_site: Path) -> str:
+def canonical_url(built_site: Path) -> str:
     """The site's own address (site_url): Material's instant navigation only works there."""
     home = (built_site / "index.html").read_text(encoding="utf-8")
     match = re.search(r'<link rel="canonical" href="(?P<url>[^"]+)"', home)
@@ -58,26 +31,13 @@ def site_url(built_site: Path) -> str:
     return match["url"]
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    reason = _missing()
-    if reason:
-        pytest.fail(f"CI=true and the browser tests cannot run: {reason}", pytrace=False)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
-def page(browser: Browser, built_site: Path, site_url: str) -> Iterator[Page]:
+def page(browser: Browser, built_site: Path, canonical_url: str) -> Iterator[Page]:
     """A page whose requests to the site's address are answered from the built site;
     every other request is refused, so nothing leaves the machine."""
 
     def serve(route: Route) -> None:
-        path = urlsplit(route.request.url).path.removeprefix(urlsplit(site_url).path)
+        path = urlsplit(route.request.url).path.removeprefix(urlsplit(canonical_url).path)
         file = built_site / unquote(path)
         file = file / "index.html" if file.is_dir() else file
         if not file.is_file():
@@ -87,12 +47,12 @@ def page(browser: Browser, built_site: Path, site_url: str) -> Iterator[Page]:
         route.fulfill(status=200, body=file.read_bytes(), content_type=kind)
 
     context = browser.new_context(
-        base_url=site_url,
+        base_url=canonical_url,
         viewport={"width": 1280, "height": 900},
         permissions=["clipboard-read", "clipboard-write"],
     )
     context.route("**/*", lambda route: route.abort())
-    context.route(f"{site_url}**", serve)  # the later route wins for the site's own address
+    context.route(f"{canonical_url}**", serve)  # the later route wins for the site's own address
     yield context.new_page()
     context.close()
 
@@ -110,10 +70,10 @@ def test_every_heading_has_a_visible_copy_link(page: Page) -> None:
     assert label == "Copy link to the section Short answer"
 
 
-def test_copy_link_copies_the_address_and_says_so(page: Page, site_url: str) -> None:
+def test_copy_link_copies_the_address_and_says_so(page: Page, canonical_url: str) -> None:
     page.goto(QUESTION)
     page.locator("h2#short-answer .copy-link").click()
-    expected = f"{site_url}{QUESTION}#short-answer"
+    expected = f"{canonical_url}{QUESTION}#short-answer"
     assert page.evaluate("navigator.clipboard.readText()") == expected
     status = page.get_by_role("status")
     assert status.is_visible()
@@ -121,7 +81,7 @@ def test_copy_link_copies_the_address_and_says_so(page: Page, site_url: str) -> 
     assert page.locator("h2#short-answer .copy-link").inner_text() == "Copied"
 
     page.locator("article h1 .copy-link").click()  # the question itself: no section id
-    assert page.evaluate("navigator.clipboard.readText()") == f"{site_url}{QUESTION}"
+    assert page.evaluate("navigator.clipboard.readText()") == f"{canonical_url}{QUESTION}"
 
 
 def test_copy_links_after_instant_navigation(page: Page) -> None:

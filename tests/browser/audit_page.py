@@ -1,0 +1,286 @@
+"""One visit of one page: everything the per-page browser tests check, recorded once.
+
+A visit loads the page in a clean browser context (light scheme) and records every
+request and console message; it measures every image and diagram, looks for TeX left as
+text, runs axe-core, switches to the dark scheme with the real palette toggle, runs
+axe-core's colour rules again, and last clicks one code block's copy button. The tests in
+test_pages.py each assert one part of the record, so a failure names both the page and the
+kind of problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from axe_playwright_python.sync_playwright import Axe
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page, Request, Route
+
+SERIOUS = {"serious", "critical"}
+SCHEMES = ("light", "dark")
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+COPY_BUTTON = '.md-clipboard, .md-code__button[data-md-type="copy"]'
+_AXE = Axe()
+
+# Opens collapsed <details> and selects the tab holding an element, so it can be measured.
+REVEAL_JS = """
+() => { window.__reveal = (el) => {
+  for (let node = el.parentElement; node; node = node.parentElement) {
+    if (node.tagName === "DETAILS") node.open = true;
+    if (node.classList.contains("tabbed-block")) {
+      const set = node.closest(".tabbed-set");
+      const inputs = [...set.children].filter((c) => c.tagName === "INPUT");
+      const input = inputs[[...node.parentElement.children].indexOf(node)];
+      if (input) input.checked = true;
+    }
+  }
+}; }
+"""
+
+# Every <img> on the page, and every diagram drawn as inline SVG in the content. Icons (SVG
+# inside buttons, links' icons, emoji, nested SVG) are decoration, not diagrams.
+MEDIA_JS = """
+async () => {
+  const shown = (el) => {
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 &&
+      el.checkVisibility({opacityProperty: true, visibilityProperty: true});
+  };
+  const size = (el) => {
+    const box = el.getBoundingClientRect();
+    return [Math.round(box.width), Math.round(box.height)];
+  };
+  const found = [];
+  for (const img of document.querySelectorAll("img")) {
+    window.__reveal(img);
+    img.loading = "eager";
+    img.scrollIntoView({block: "center"});
+    try { await img.decode(); } catch (error) { /* judged by naturalWidth below */ }
+    found.push({
+      what: `<img src="${img.getAttribute("src")}">`,
+      loaded: img.complete && img.naturalWidth > 0,
+      visible: shown(img),
+      size: size(img),
+      name: (img.getAttribute("alt") || "").trim(),
+    });
+  }
+  const article = document.querySelector("article") || document.body;
+  const icon = "svg svg, .twemoji svg, button svg, a.headerlink svg, .md-icon svg, " +
+    "[aria-hidden='true'] svg, svg[aria-hidden='true']";
+  let index = 0;
+  for (const svg of article.querySelectorAll("svg")) {
+    if (svg.matches(icon) && svg.getAttribute("role") !== "img") continue;
+    index += 1;
+    window.__reveal(svg);
+    svg.scrollIntoView({block: "center"});
+    const labelledby = (svg.getAttribute("aria-labelledby") || "").split(/\\s+/)
+      .map((id) => document.getElementById(id)?.textContent || "").join(" ");
+    const title = svg.querySelector(":scope > title")?.textContent || "";
+    const name = (svg.getAttribute("aria-label") || labelledby || title).trim();
+    found.push({
+      what: `inline <svg> #${index} "${name.slice(0, 60)}"`,
+      loaded: svg.childElementCount > 0,
+      visible: shown(svg),
+      size: size(svg),
+      name: svg.getAttribute("role") === "img" ? name : "",
+    });
+  }
+  return found;
+}
+"""
+
+# Code blocks in the content that lack a copy button, as short descriptions.
+MISSING_BUTTONS_JS = """
+(selector) => [...document.querySelectorAll("article pre > code")]
+  .filter((code) => !code.parentElement.querySelector(selector))
+  .map((code) => code.textContent.trim().split("\\n")[0].slice(0, 60))
+"""
+
+# Text that still looks like TeX between dollars ($2u$, $\frac{a}{b}$): maths the build
+# did not turn into MathML. Code, and the MathML itself, are left out; "$5 and $10" is not
+# matched because the text between the dollars must not start or end with a space.
+RAW_TEX_JS = """
+() => {
+  const skip = "code, pre, script, style, noscript, math, textarea, kbd, samp";
+  const tex = /\\$(?=\\S)[^$\\n]{1,120}(?<=\\S)\\$/g;
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement.closest(skip)) continue;
+    for (const match of node.textContent.matchAll(tex)) found.push(match[0]);
+  }
+  return found;
+}
+"""
+
+DONE_SWITCHING_JS = """
+() => !document.body.hasAttribute("data-md-color-switching") &&
+  document.getAnimations().every((a) => a.playState !== "running" ||
+    a.effect.getComputedTiming().iterations === Infinity)
+"""
+
+
+@dataclass
+class PageAudit:
+    """What one visit of one page saw."""
+
+    path: str
+    console_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    foreign_requests: list[str] = field(default_factory=list)
+    media: list[dict[str, Any]] = field(default_factory=list)
+    code_blocks_without_button: list[str] = field(default_factory=list)
+    raw_tex: list[str] = field(default_factory=list)
+    copied: tuple[str, str] | None = None  # (code in the block, text on the clipboard)
+    axe: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # a step that could not run
+
+
+def audit_page(new_context: Callable[..., BrowserContext], site_url: str, path: str) -> PageAudit:
+    """Visit ``path`` once in a clean context and record everything the tests check."""
+    origin = urlsplit(site_url)[:2]
+    audit = PageAudit(path)
+    context = new_context()
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+
+    def route(route: Route) -> None:
+        url = route.request.url
+        if is_own(url, origin):
+            route.continue_()
+        else:
+            audit.foreign_requests.append(url)
+            route.abort("blockedbyclient")
+
+    def failed(request: Request) -> None:
+        if request.url not in audit.foreign_requests:  # already reported as third-party
+            audit.failed_requests.append(f"{request.url} ({request.failure})")
+
+    context.route("**/*", route)
+    page.on("requestfailed", failed)
+    page.on(
+        "response",
+        lambda r: r.status >= 400 and audit.failed_requests.append(f"{r.url} (HTTP {r.status})"),
+    )
+    page.on(
+        "console",
+        lambda m: m.type == "error" and audit.console_errors.append(f"{m.text} {m.location}"),
+    )
+    page.on("pageerror", lambda e: audit.console_errors.append(f"uncaught: {e}"))
+    try:
+        _step(audit, "load", lambda: _load(page, path))
+        if "load" not in audit.errors:
+            _step(audit, "media", lambda: audit.media.extend(page.evaluate(MEDIA_JS)))
+            _step(audit, "maths", lambda: audit.raw_tex.extend(page.evaluate(RAW_TEX_JS)))
+            _step(audit, "axe-light", lambda: _axe(page, audit, "light"))
+            _step(audit, "dark", lambda: switch_to_dark(page))
+        if not {"load", "dark"} & audit.errors.keys():
+            _step(audit, "axe-dark", lambda: _axe(page, audit, "dark"))
+        if "load" not in audit.errors:
+            # Last: the "Copied to clipboard" toast it shows would be caught mid-fade by axe.
+            _step(audit, "copy", lambda: _check_copy(page, audit))
+        # Requests made late (after the checks) are recorded too.
+        _step(audit, "load", lambda: page.wait_for_load_state("networkidle"))
+    finally:
+        context.close()
+    return audit
+
+
+def _load(page: Page, path: str) -> None:
+    response = page.goto(path)
+    if response is None or not response.ok:
+        status = response.status if response else "no response"
+        raise AssertionError(f"the page itself did not load ({status})")
+    page.evaluate(REVEAL_JS)
+
+
+def is_own(url: str, origin: tuple[str, str]) -> bool:
+    """True for the site's own origin and for in-page data (data:, blob:, about:)."""
+    parts = urlsplit(url)
+    return parts.scheme in {"data", "blob", "about"} or parts[:2] == origin
+
+
+def _step(audit: PageAudit, name: str, action: Callable[[], object]) -> None:
+    try:
+        action()
+    except Exception as error:  # recorded and reported by the test that needs this step
+        audit.errors[name] = f"{type(error).__name__}: {error}"
+
+
+def _check_copy(page: Page, audit: PageAudit) -> None:
+    audit.code_blocks_without_button = page.evaluate(MISSING_BUTTONS_JS, COPY_BUTTON)
+    buttons = page.locator(f"article :is({COPY_BUTTON})")
+    if buttons.count() == 0:
+        return
+    button = buttons.first
+    code = page.evaluate(
+        """(button) => {
+          const target = button.getAttribute("data-clipboard-target");
+          const pre = button.closest("pre");
+          const code = target ? document.querySelector(target) : pre.querySelector("code");
+          window.__reveal(code);
+          return code.textContent;
+        }""",
+        button.element_handle(),
+    )
+    # A sentinel first, so a button that does nothing cannot pass on stale clipboard text.
+    page.evaluate("() => navigator.clipboard.writeText('(nothing was copied)')")
+    button.scroll_into_view_if_needed()
+    button.hover()
+    button.click()
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    audit.copied = (code.rstrip("\n"), copied)
+
+
+def _axe(page: Page, audit: PageAudit, scheme: str) -> None:
+    options: dict[str, Any] = {"resultTypes": ["violations"]}
+    if scheme != "light":
+        # Switching the scheme changes colours only, so only axe's colour rules (those on
+        # by default: not the AAA color-contrast-enhanced) can give another result.
+        options["runOnly"] = {"type": "rule", "values": COLOUR_RULES}
+    result = _AXE.run(page, options=options)
+    audit.axe[scheme] = [
+        {
+            "id": v["id"],
+            "impact": v["impact"],
+            "help": v["help"],
+            # Each element with the first line of axe's reason (e.g. the measured contrast).
+            "nodes": [
+                (" ".join(map(str, n["target"])), _first_reason(n.get("failureSummary", "")))
+                for n in v["nodes"]
+            ],
+        }
+        for v in result.response["violations"]
+        if v["impact"] in SERIOUS
+    ]
+
+
+def _first_reason(summary: str) -> str:
+    lines = [line.strip() for line in summary.splitlines()[1:] if line.strip()]
+    return lines[0] if lines else ""
+
+
+def switch_to_dark(page: Page) -> None:
+    """Click Material's own palette toggle (as a reader would) until the slate scheme is on."""
+    for _ in range(4):  # a palette may have several entries; the toggle cycles through them
+        if page.evaluate("() => document.body.dataset.mdColorScheme") == "slate":
+            break
+        page.locator('form[data-md-component="palette"] label:visible').first.click()
+        page.wait_for_function(DONE_SWITCHING_JS)
+    else:
+        raise AssertionError("the palette toggle never switched to the slate (dark) scheme")
+    page.wait_for_function(DONE_SWITCHING_JS)
+
+
+def describe_violations(violations: list[dict[str, Any]], limit: int = 8) -> str:
+    lines = []
+    for v in violations:
+        lines.append(f"- {v['id']} ({v['impact']}, {len(v['nodes'])}×): {v['help']}")
+        lines += [f"    {target}: {reason}" for target, reason in v["nodes"][:limit]]
+        if len(v["nodes"]) > limit:
+            lines.append(f"    … and {len(v['nodes']) - limit} more")
+    return "\n".join(lines)

@@ -1,0 +1,198 @@
+"""Browser fixtures: the freshly built site served on 127.0.0.1, and one headless Chromium.
+
+Every test that takes a ``page_path`` argument runs once per page of the site (or per
+page of the module's ``PAGES`` list). The pages are the ones MkDocs itself finds from
+mkdocs.yml and docs/ (see ``site_pages``), and ``test_every_built_page_is_covered`` checks
+them against the pages the build really wrote, so a new page is covered without anyone
+editing a list.
+
+BROWSER_TEST_SITE=<folder> tests a site you built already instead of building one.
+
+Chromium is Debian's (``apt-get install -y chromium``); Playwright's own browser download
+is not used. Without it the browser tests are skipped, except under CI (``CI=true``),
+where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .audit_page import PageAudit, audit_page
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("CHROME_PATH", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    # Belt and braces: a request that ever got past the recorders still cannot leave.
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+HOW_TO_GET_CHROMIUM = (
+    "install Debian's Chromium with `apt-get install -y chromium` "
+    "(or point CHROME_PATH at a Chromium binary)"
+)
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def browser_missing() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} not found: {HOW_TO_GET_CHROMIUM}"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed: pip install -e '.[test]'"
+    return None
+
+
+# --- the pages of the site ----------------------------------------------------------------
+
+
+@functools.cache
+def site_pages() -> list[str]:
+    """URL paths (relative to the site root) of every page the build writes.
+
+    Asks MkDocs itself: the configuration is loaded and the plugins' ``on_files`` run, so
+    pages that plugins add (notebooks through mkdocs-jupyter, generated pages) are
+    included, with MkDocs' own source-to-URL rule. The theme's 404 page is a page readers
+    can land on, so it is visited too.
+    """
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import get_files
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    config = config.plugins.on_config(config)
+    files = config.plugins.on_files(get_files(config), config=config)
+    # The home page's URL is "./".
+    pages = {page.url.removeprefix("./") for page in files.documentation_pages()}
+    return [*sorted(pages), "404.html"]
+
+
+def page_id(path: str) -> str:
+    return path.rstrip("/") or "home"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "page_path" in metafunc.fixturenames:
+        # A test module may narrow the pages with a module-level PAGES list.
+        pages = getattr(metafunc.module, "PAGES", None) or site_pages()
+        metafunc.parametrize("page_path", pages, ids=[page_id(p) for p in pages])
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    reason = browser_missing()
+    if reason is None or in_ci():
+        return  # under CI the `browser` fixture turns the missing browser into a failure
+    skip = pytest.mark.skip(reason=f"browser tests skipped: {reason}")
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(skip)
+
+
+# --- serving the built site ---------------------------------------------------------------
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    # Keep-alive: Chromium reuses its connections, which halves a page's load time here.
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # the tests report what matters; per-request logs would drown it
+
+
+@pytest.fixture(scope="session")
+def site_dir(request: pytest.FixtureRequest) -> Path:
+    """The site under test: built now (`built_site`), or BROWSER_TEST_SITE if that is set.
+
+    BROWSER_TEST_SITE=site reuses a site you built yourself (`mkdocs build`), which saves
+    the build while you work on one page; the default always tests a fresh strict build.
+    """
+    given = os.environ.get("BROWSER_TEST_SITE")
+    if given:
+        site = Path(given).resolve()
+        if not (site / "index.html").is_file():
+            pytest.fail(f"BROWSER_TEST_SITE={given}: no built site there", pytrace=False)
+        return site
+    return request.getfixturevalue("built_site")
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir: Path) -> Iterator[str]:
+    """The built site on http://127.0.0.1:<free port>/, served from a thread."""
+    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+    server.server_close()
+
+
+# --- the browser --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One Chromium for the whole session, with a fresh temporary profile."""
+    reason = browser_missing()
+    if reason:
+        # Only reachable under CI: elsewhere pytest_collection_modifyitems skipped the test.
+        pytest.fail(f"CI=true and the browser tests cannot run: {reason}", pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def new_context(browser: Browser, site_url: str) -> Callable[..., BrowserContext]:
+    """Opens a clean browser context (own storage) on the site, light scheme, desktop size."""
+
+    def make(**options: Any) -> BrowserContext:
+        settings: dict[str, Any] = {
+            "base_url": site_url,
+            "color_scheme": "light",
+            "viewport": {"width": 1280, "height": 900},
+            "permissions": ["clipboard-read", "clipboard-write"],
+            **options,
+        }
+        return browser.new_context(**settings)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def page_audits(
+    new_context: Callable[..., BrowserContext], site_url: str
+) -> Callable[[str], PageAudit]:
+    """Visits a page once and remembers what was seen; every per-page test reads from it."""
+    seen: dict[str, PageAudit] = {}
+
+    def get(path: str) -> PageAudit:
+        if path not in seen:
+            seen[path] = audit_page(new_context, site_url, path)
+        return seen[path]
+
+    return get
