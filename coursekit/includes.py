@@ -57,13 +57,14 @@ def expand(
     lines = text.split("\n")
     if not any(_INCLUDE.match(line) for line in lines):
         return text
+    preprocessor = _preprocessor(options, base_dir)  # one Markdown instance per call
     out: list[str] = []
     for offset, line in enumerate(lines):
         if not _INCLUDE.match(line):
             out.append(line)
             continue
         try:
-            out.extend(_preprocessor(options, base_dir).run([line]))
+            out.extend(preprocessor.run([line]))
         except SnippetMissingError as error:
             raise IncludeError(f"{md_file}:{first_line + offset}: {error}") from None
     return "\n".join(out)
@@ -73,6 +74,4 @@ def check_page(
     text: str, md_file: str, line_offset: int, options: dict[str, Any], base_dir: Path
 ) -> None:
     """Fail early, with file and line, on any include of a page that cannot be resolved."""
-    for number, line in enumerate(text.split("\n"), start=1):
-        if _INCLUDE.match(line):
-            expand(line, md_file, number + line_offset, options, base_dir)
+    expand(text, md_file, 1 + line_offset, options, base_dir)
