@@ -34,7 +34,10 @@ def test_deep_anchor_lands_on_its_heading(
         "hs => hs.map(h => h.id).filter(id => id !== 'recap' && id !== 'where-next').pop()",
     )
     page.goto(f"{path}#{anchor}")
-    page.wait_for_timeout(500)
+    # Blocks around the target render as they come near the screen; give a busy machine
+    # time to settle, then read where the heading ended up.
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(1000)
     top = page.eval_on_selector(f"#{anchor}", "h => h.getBoundingClientRect().top")
     context.close()
     assert 0 <= top < 200, f"{path}#{anchor}: the heading is at {top:.0f}px, not at the top"
@@ -49,8 +52,46 @@ def test_code_blocks_get_copy_buttons_when_reached(
     page.goto(path)
     last = page.locator(".md-content pre > code").last
     last.scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
-    buttons = page.locator(".md-content pre").last.locator("button.md-code__button")
-    count = buttons.count()
+    button = page.locator(".md-content pre").last.locator("button.md-code__button")
+    try:
+        button.wait_for(state="attached", timeout=10_000)
+    finally:
+        context.close()
+
+
+QUIZ = "practice/quizzes/chain-rule/"
+
+
+def test_quiz_controls_do_not_shift_the_page(
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    """The quiz buttons and progress box are in place from the first paint."""
+    context = new_context(viewport={"width": 412, "height": 823})
+    page = context.new_page()
+    page.add_init_script(
+        "window.__shift = 0; new PerformanceObserver(list => { for (const e of"
+        " list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value; })"
+        ".observe({type: 'layout-shift', buffered: true});"
+    )
+    page.goto(QUIZ)
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(1000)
+    shift = page.evaluate("window.__shift")
+    visible = page.locator("[data-quiz-actions]").first.is_visible()
     context.close()
-    assert count == 1, f"{path}: the last code block has no copy button once scrolled to"
+    assert visible, f"{QUIZ}: the quiz buttons are not shown with JavaScript on"
+    assert shift < 0.01, f"{QUIZ}: cumulative layout shift {shift:.3f} while loading"
+
+
+def test_quiz_without_javascript_hides_its_controls_and_keeps_the_answers(
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    context = new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(QUIZ)
+    actions = page.locator("[data-quiz-actions]").first.is_visible()
+    progress = page.locator("[data-quiz-progress]").first.is_visible()
+    answers = page.locator("details.quiz-answer").count()
+    context.close()
+    assert not actions and not progress, f"{QUIZ}: controls that need JavaScript are shown"
+    assert answers > 0, f"{QUIZ}: no answer to open without JavaScript"
