@@ -41,7 +41,7 @@ record: $(VENV)/.test-deps  ## rewrite tests/recorded_outputs.yml after reviewin
 bench: $(VENV)/.test-deps  ## cold build vs. the floor, and the test-suite time
 	$(BIN)/python scripts/bench.py
 
-audit: $(VENV)/.test-deps  ## Lighthouse on every page (needs Chromium and npm)
+audit: $(VENV)/.test-deps  ## Lighthouse on every page, served like GitHub Pages (needs Chromium, nginx, npm)
 	$(BIN)/python scripts/audit.py
 
 lint: $(VENV)/.test-deps

@@ -310,7 +310,7 @@ def render_quiz(quiz: Quiz, renderer: _Renderer) -> str:
     parts = [
         f'<div class="quiz" data-quiz-page="{_attr(quiz.slug)}">',
         f'<div class="quiz-progress" data-quiz-progress data-quiz-page="{_attr(quiz.slug)}" '
-        f'data-quiz-ids="{_attr(ids)}" hidden>',
+        f'data-quiz-ids="{_attr(ids)}" data-needs-js>',
         '<p class="quiz-progress__text" data-quiz-progress-text aria-live="polite"></p>',
         '<button type="button" class="md-button quiz-reset" data-quiz-reset="page">'
         "Reset my answers on this page</button>",
@@ -353,7 +353,7 @@ def _render_question(
             f'<legend class="quiz-prompt">{r.inline(question["prompt"])}</legend>',
             inputs,
             "</fieldset>",
-            '<div class="quiz-actions" data-quiz-actions hidden>',
+            '<div class="quiz-actions" data-quiz-actions data-needs-js>',
             '<button type="submit" class="md-button md-button--primary quiz-check">'
             "Check answer</button>",
             '<button type="button" class="md-button quiz-reveal" data-quiz-reveal hidden>'
@@ -363,7 +363,9 @@ def _render_question(
             # Outside the form: explanations copied into it may contain buttons.
             f'<div class="quiz-feedback" id="{base}-feedback" data-quiz-feedback role="status" '
             'aria-live="polite"></div>',
-            '<details class="quiz-answer" data-quiz-answer-key>',
+            # Hidden by quiz.css from the first paint when JavaScript runs (no layout
+            # shift); quiz.js then hides it properly and shows it on request.
+            '<details class="quiz-answer" data-quiz-answer-key data-quiz-pending>',
             "<summary>Answer and explanations</summary>",
             key,
             general,
@@ -485,7 +487,7 @@ def render_index(quizzes: list[tuple[Quiz, str, str]]) -> str:
         [
             '<div class="quiz-index" data-quiz-index>',
             f'<ul class="quiz-index__list">\n{lines}\n</ul>',
-            '<div class="quiz-progress" data-quiz-progress data-quiz-page="*" hidden>',
+            '<div class="quiz-progress" data-quiz-progress data-quiz-page="*" data-needs-js>',
             '<p class="quiz-progress__text" data-quiz-progress-text aria-live="polite"></p>',
             '<button type="button" class="md-button quiz-reset" data-quiz-reset="all">'
             "Reset all my quiz answers</button>",

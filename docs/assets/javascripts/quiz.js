@@ -180,6 +180,7 @@
     var key = question.querySelector("[data-quiz-answer-key]");
     // With JavaScript the answer is shown on request, not one click away.
     key.hidden = true;
+    key.removeAttribute("data-quiz-pending");
     question.querySelector("[data-quiz-actions]").hidden = false;
 
     form.addEventListener("submit", function (event) {
