@@ -213,11 +213,12 @@ def f(t: torch.Tensor) -> torch.Tensor:
     return torch.sin(t) * torch.exp(t)
 
 
-x = torch.tensor(1.0, requires_grad=True)
+x = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)  # float64: see below
 f(x).backward()
 estimate = central_difference(f, x.detach(), h=1e-2)
-print(f"autograd:           {x.grad.item():.6f}")
-print(f"central difference: {estimate.item():.6f}")
+print(f"autograd:           {x.grad.item():.7f}")
+print(f"central difference: {estimate.item():.7f}")
+print(f"difference:         {(estimate - x.grad).item():.2e}")
 # --8<-- [end:central-difference]
 
 # --8<-- [start:float32-vs-float64]
