@@ -45,6 +45,7 @@ EXERCISES = (
     "non-scalar",
     "training-loop",
     "gradient-of-the-mean",
+    "check-a-gradient",
 )
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")

@@ -90,6 +90,27 @@ x = torch.tensor([2.0, 4.0, 6.0, 8.0], requires_grad=True)
 y = (x**2).sum()
 y.backward()
 """,
+    # A one-sided difference: its error is h/2 · f''(x), about 1e-5, not h²/6 · f'''(x).
+    "check-a-gradient": """\
+import torch
+
+
+def f(t):
+    return torch.tanh(t) * t**2
+
+
+x = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+h = 1e-5
+
+
+def central_difference(f, x, h):
+    return (f(x + h) - f(x)) / h
+
+
+f(x).backward()
+from_autograd = x.grad
+estimate = central_difference(f, x.detach(), h)
+""",
 }
 
 

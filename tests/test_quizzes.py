@@ -38,6 +38,7 @@ CHAPTERS = (
     "leaf-tensors",
     "gradients-to-training",
     "debugging-gradients",
+    "debugging-tools",
 )
 
 

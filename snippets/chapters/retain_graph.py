@@ -13,6 +13,20 @@ y.backward()  # uses the saved x, then releases it
 print("x.grad =", x.grad)
 # --8<-- [end:first_backward]
 
+# --8<-- [start:nothing_saved]
+a = torch.tensor(2.0, requires_grad=True)
+b = a + 1  # AddBackward0: the derivative is 1, no tensor saved
+b.backward()
+b.backward()  # the same graph a second time: no error
+print("a + 1,   two backward() calls: a.grad =", a.grad)  # 1 + 1
+
+v = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+total = v.sum()  # SumBackward0: the derivative is 1 for every element, nothing saved
+total.backward()
+total.backward()
+print("v.sum(), two backward() calls: v.grad =", v.grad)  # 1 + 1 per element
+# --8<-- [end:nothing_saved]
+
 # --8<-- [start:new_forward]
 y = x**2  # a new forward pass records a new graph
 y.backward()
@@ -73,14 +87,15 @@ model = torch.nn.Sequential(
 )
 batch = torch.randn(512, 256)
 
-# A hook sees every tensor the graph saves; the weights exist anyway, so skip them.
-weights = {p.untyped_storage().data_ptr() for p in model.parameters()}
+# A hook sees every tensor the graph saves. Count only what the forward pass created:
+# the weights and the batch are held by our own variables, graph or no graph.
+held_anyway = {t.untyped_storage().data_ptr() for t in [*model.parameters(), batch]}
 kept: dict[int, int] = {}
 
 
 def count(tensor: torch.Tensor) -> torch.Tensor:
     storage = tensor.untyped_storage()
-    if storage.data_ptr() not in weights:
+    if storage.data_ptr() not in held_anyway:
         kept[storage.data_ptr()] = storage.nbytes()
     return tensor
 

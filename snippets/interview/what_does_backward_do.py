@@ -34,3 +34,11 @@ z = x**2  # a new graph from the same leaf
 z.backward()
 print("after a second graph:", x.grad)  # 4 + 4: added, not replaced
 # --8<-- [end:adds]
+
+# --8<-- [start:nothing-saved]
+v = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+total = v.sum()  # SumBackward0 saves no tensor
+total.backward()
+total.backward()  # the same graph again: no error
+print("v.grad after two passes:", v.grad)  # 1 + 1 for every element
+# --8<-- [end:nothing-saved]

@@ -16,6 +16,14 @@ y.backward()
 print("x.grad:", x.grad)  # 4 + 4
 # --8<-- [end:new-forward]
 
+# --8<-- [start:nothing-saved]
+a = torch.tensor(2.0, requires_grad=True)
+b = a + 1  # AddBackward0 saves no tensor: its derivative is 1
+b.backward()
+b.backward()  # the same graph again: no error
+print("a.grad after two passes:", a.grad)  # 1 + 1
+# --8<-- [end:nothing-saved]
+
 # --8<-- [start:retain]
 x = torch.tensor(2.0, requires_grad=True)
 y = x**2

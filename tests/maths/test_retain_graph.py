@@ -51,3 +51,20 @@ def test_two_losses_sharing_a_graph_add_up(x_value: float) -> None:
     z = leaf(x_value)
     (3 * z**2 + (z**2) ** 2).backward()
     assert torch.allclose(z.grad, x.grad, rtol=RTOL, atol=ATOL)
+
+
+@settings(max_examples=50, deadline=None)
+@given(values)
+def test_a_graph_that_saved_nothing_runs_twice_and_grad_doubles(x_value: float) -> None:
+    # x + 1 and sum(): local derivatives are 1, nothing is saved, nothing is freed.
+    x = leaf(x_value)
+    y = x + 1
+    y.backward()
+    y.backward()
+    assert x.grad.item() == 2.0
+
+    v = torch.full((3,), x_value, dtype=torch.float64, requires_grad=True)
+    total = v.sum()
+    total.backward()
+    total.backward()
+    assert torch.equal(v.grad, torch.full((3,), 2.0, dtype=torch.float64))
