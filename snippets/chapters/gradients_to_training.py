@@ -177,7 +177,8 @@ if __name__ == "__main__":
     for name, param in model.named_parameters():
         print(f"{name:9} .grad shape {tuple(param.grad.shape)}")
 
-    before = [param.detach().clone() for param in model.parameters()]
+    with torch.no_grad():  # copies of the values, not recorded in the graph
+        before = [param.clone() for param in model.parameters()]
     optimizer.step()  # one call updates all of them
     changes = [new - old for new, old in zip(model.parameters(), before, strict=True)]
     largest = max(change.abs().max().item() for change in changes)

@@ -47,3 +47,30 @@ with torch.no_grad():
 print("weight matches:", torch.allclose(model.weight.grad, grad_weight))
 print("bias matches:  ", torch.allclose(model.bias.grad, grad_bias))
 # --8<-- [end:check]
+
+# --8<-- [start:cost]
+from torch.utils.flop_counter import FlopCounterMode
+
+
+def matmul_flops(run) -> int:
+    """Floating-point operations of the matrix products that run() performs."""
+    counter = FlopCounterMode(display=False)
+    with counter:
+        run()
+    return counter.get_total_flops()
+
+
+torch.manual_seed(0)
+network = nn.Sequential(
+    nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)
+)
+for input_needs_grad in (True, False):
+    batch = torch.randn(64, 256, requires_grad=input_needs_grad)
+    losses = []
+    forward = matmul_flops(lambda: losses.append(network(batch).pow(2).mean()))
+    backward = matmul_flops(lambda: losses[0].backward())
+    print(
+        f"input needs grad: {input_needs_grad!s:5}  "
+        f"backward / forward = {backward / forward:.2f}"
+    )
+# --8<-- [end:cost]

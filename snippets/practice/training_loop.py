@@ -54,6 +54,7 @@ print(f"w = {w.item():.3f}, b = {b.item():.3f}")
 
 # --8<-- [start:check]
 # Checks your model against the best straight line through your own data, which
+# t.detach() below means t's values without its graph, so the check records nothing.
 # torch computes directly by least squares (torch.linalg.lstsq).
 import torch
 
