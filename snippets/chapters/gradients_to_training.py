@@ -118,10 +118,10 @@ if __name__ == "__main__":
     loss = (prediction - target) ** 2
     loss.backward()
 
-    print("prediction:", prediction.item())
-    print("loss:      ", loss.item())
-    print("w.grad:    ", w.grad.item())
-    print("b.grad:    ", b.grad.item())
+    print("prediction:", prediction)
+    print("loss:      ", loss)
+    print("w.grad:    ", w.grad)
+    print("b.grad:    ", b.grad)
     # --8<-- [end:linear-model]
 
     # --8<-- [start:run-by-hand]

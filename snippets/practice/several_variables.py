@@ -25,8 +25,8 @@ print(y.grad)  # dz/dy = x
 
 # --8<-- [start:check]
 # Checks your answer with the partial derivatives of z = xy + x, from your own x and y:
-# t.detach() below means t's values without its graph, so the check records nothing.
 # dz/dx = y + 1 and dz/dy = x.
+# t.detach() below means t's values without its graph, so the check records nothing.
 import torch
 
 
