@@ -80,8 +80,8 @@ def check() -> str:
         for name, got, want in zip(("grad_w", "grad_b"), mine, expected, strict=True):
             if not math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12):
                 return (
-                    f"Not quite: at x={x:.3f}, w={w:.3f}, b={b:.3f}, t={t:.3f} autograd gives "
-                    f"{name} = {want:.6f}, your formula gives {got:.6f}. "
+                    f"Not quite: at x={x:.3f}, w={w:.3f}, b={b:.3f}, t={t:.3f} expected "
+                    f"{name} = {want:.6f} (autograd), got {got:.6f} from your formula. "
                     "Did you include the sigmoid's own derivative?"
                 )
     return "Correct: both formulas match autograd at all 20 points."

@@ -220,7 +220,7 @@ def check() -> str:
         return f"Not done yet: replace ... with your prediction for {', '.join(missing)}."
     actual = {name: outcome(block) for name, block in BLOCKS.items()}
     wrong = [
-        f"{name}: you predicted {predictions[name]!r}, torch gives {actual[name]!r}"
+        f"{name}: expected {actual[name]!r} (what torch gives), got {predictions[name]!r}"
         for name in BLOCKS
         if not same(predictions[name], actual[name])
     ]
