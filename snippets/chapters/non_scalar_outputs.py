@@ -106,6 +106,7 @@ print(y.item())
 print(x.grad.tolist())
 # --8<-- [end:worked-practice]
 
+
 # --8<-- [start:optimizers]
 def weight_change(optimizer_class: type, reduction: str) -> torch.Tensor:
     """How far one step moves the weights, for a loss reduced with sum or mean."""

@@ -1,4 +1,5 @@
 """Interview: What is backpropagation? (docs/interview/what-is-backpropagation.md)"""
+# ruff: noqa: E402
 
 # --8<-- [start:forward]
 import torch
@@ -52,12 +53,14 @@ print("bias matches:  ", torch.allclose(model.bias.grad, grad_bias))
 from torch.utils.flop_counter import FlopCounterMode
 
 
-def matmul_flops(run) -> int:
-    """Floating-point operations of the matrix products that run() performs."""
-    counter = FlopCounterMode(display=False)
-    with counter:
-        run()
-    return counter.get_total_flops()
+def forward_and_backward_flops(network: nn.Module, batch: torch.Tensor) -> tuple[int, int]:
+    """Floating-point operations of the matrix products in each pass."""
+    forward_count, backward_count = FlopCounterMode(display=False), FlopCounterMode(display=False)
+    with forward_count:
+        loss = network(batch).pow(2).mean()
+    with backward_count:
+        loss.backward()
+    return forward_count.get_total_flops(), backward_count.get_total_flops()
 
 
 torch.manual_seed(0)
@@ -66,11 +69,8 @@ network = nn.Sequential(
 )
 for input_needs_grad in (True, False):
     batch = torch.randn(64, 256, requires_grad=input_needs_grad)
-    losses = []
-    forward = matmul_flops(lambda: losses.append(network(batch).pow(2).mean()))
-    backward = matmul_flops(lambda: losses[0].backward())
+    forward, backward = forward_and_backward_flops(network, batch)
     print(
-        f"input needs grad: {input_needs_grad!s:5}  "
-        f"backward / forward = {backward / forward:.2f}"
+        f"input needs grad: {input_needs_grad!s:5}  backward / forward = {backward / forward:.2f}"
     )
 # --8<-- [end:cost]

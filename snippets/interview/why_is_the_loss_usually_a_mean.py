@@ -33,6 +33,7 @@ for n in (8, 64, 512):
     )
 # --8<-- [end:batch-size]
 
+
 # --8<-- [start:optimizers]
 def weight_change(optimizer_class: type, reduction: str) -> torch.Tensor:
     """How far one step moves the weights, for a loss reduced with sum or mean."""

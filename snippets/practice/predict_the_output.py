@@ -3,7 +3,7 @@
 Run it: python snippets/practice/predict_the_output.py
 """
 # Each region is a self-contained cell (page, notebook), so imports repeat.
-# ruff: noqa: E402
+# ruff: noqa: E402, F811
 
 # --8<-- [start:starter]
 import torch
