@@ -36,7 +36,7 @@ PAGES = ROOT / "docs" / "practice" / "exercises"
 SNIPPETS = ROOT / "snippets" / "practice"
 NOTEBOOKS = ROOT / "docs" / "practice" / "notebooks"
 
-# Syllabus order.
+# Syllabus order, then the three exercises of other kinds (predict, debug, derive).
 EXERCISES = (
     "basic-gradient",
     "chain-rule",
@@ -45,6 +45,9 @@ EXERCISES = (
     "non-scalar",
     "training-loop",
     "gradient-of-the-mean",
+    "predict-the-output",
+    "find-the-bug",
+    "derive-a-gradient",
     "check-a-gradient",
 )
 

@@ -29,7 +29,7 @@ def _snippet(slug: str) -> str:
     return f"practice/{slug.replace('-', '_')}.py"
 
 
-def test_the_seven_exercises_in_syllabus_order() -> None:
+def test_the_exercises_in_order() -> None:
     assert {p.stem for p in notebooks.PAGES.glob("*.md")} == set(notebooks.EXERCISES)
     for number, slug in enumerate(notebooks.EXERCISES, start=1):
         assert re.search(rf"^# Exercise {number}: ", _page(slug), re.M), slug
@@ -95,3 +95,18 @@ def test_practice_index_lists_every_exercise_with_its_level() -> None:
         row = next(line for line in index.splitlines() if f"](exercises/{slug}.md)" in line)
         assert f"| {level} |" in row and f"](notebooks/{slug}.ipynb)" in row
     assert "```quiz-index" in index
+
+
+def _blocks(code: str) -> list[str]:
+    """The `def block_...` functions of a region, each as its source text."""
+    return re.findall(r"^def block_\w+\(\):\n(?:    .*\n)+", code + "\n", re.M)
+
+
+def test_predict_the_output_checks_the_blocks_the_learner_reads() -> None:
+    """The check runs its own copy of the blocks: it must be the code shown in the starter."""
+    path = notebooks.snippet_path("predict-the-output")
+    starter, solution, check = (
+        _blocks(notebooks.region(path, name)) for name in ("starter", "solution", "check")
+    )
+    assert len(starter) == 6
+    assert starter == solution == check

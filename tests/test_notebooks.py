@@ -8,7 +8,7 @@ Every notebook is run top to bottom in a fresh Jupyter kernel three times:
 * with a deliberately wrong answer: the check must say "Not quite" and show what it
   expected and what it got.
 
-Each run needs its own kernel (one process importing torch), so the 21 runs are
+Each run needs its own kernel (one process importing torch), so the 30 runs are
 started in parallel, once per test session.
 """
 
@@ -111,12 +111,37 @@ f(x).backward()
 from_autograd = x.grad
 estimate = central_difference(f, x.detach(), h)
 """,
+    # Believes backward() overwrites .grad, and that a second pass always fails.
+    "predict-the-output": """\
+predictions = {"a": 4.0, "b": None, "c": 8.0, "d": "error", "e": "error", "f": 6.0}
+""",
+    # "Fixed" by deleting zero_grad(): the gradients now pile up.
+    "find-the-bug": None,  # built from the starter below
+    # The sigmoid's own derivative s(1 - s) is missing.
+    "derive-a-gradient": """\
+import math
+
+
+def grad_w(x, w, b, t):
+    s = 1 / (1 + math.exp(-(w * x + b)))
+    return 2 * (s - t) * x
+
+
+def grad_b(x, w, b, t):
+    s = 1 / (1 + math.exp(-(w * x + b)))
+    return 2 * (s - t)
+""",
 }
 
 
 def _wrong(slug: str) -> str:
     if WRONG[slug] is not None:
         return WRONG[slug]
+    if slug == "find-the-bug":
+        starter = notebooks.region(notebooks.snippet_path(slug), "starter")
+        without_clear = starter.replace("    optimizer.zero_grad()\n", "")
+        assert without_clear != starter, "the find-the-bug starter no longer calls zero_grad()"
+        return without_clear
     solution = notebooks.region(notebooks.snippet_path(slug), "solution")
     without_reset = solution.replace("    w.grad.zero_()\n    b.grad.zero_()\n", "")
     assert without_reset != solution, "the training-loop solution no longer clears gradients"

@@ -6,7 +6,8 @@ u = 3 * x + 4  # inner function
 y = u**2  # outer function
 y.backward()
 
-print("u =", u.item(), " y =", y.item())
+print("u =", u)
+print("y =", y)
 print("dy/dx from autograd:", x.grad)
 # --8<-- [end:composite]
 

@@ -118,10 +118,10 @@ if __name__ == "__main__":
     loss = (prediction - target) ** 2
     loss.backward()
 
-    print("prediction:", prediction.item())
-    print("loss:      ", loss.item())
-    print("w.grad:    ", w.grad.item())
-    print("b.grad:    ", b.grad.item())
+    print("prediction:", prediction)
+    print("loss:      ", loss)
+    print("w.grad:    ", w.grad)
+    print("b.grad:    ", b.grad)
     # --8<-- [end:linear-model]
 
     # --8<-- [start:run-by-hand]
@@ -177,7 +177,8 @@ if __name__ == "__main__":
     for name, param in model.named_parameters():
         print(f"{name:9} .grad shape {tuple(param.grad.shape)}")
 
-    before = [param.detach().clone() for param in model.parameters()]
+    with torch.no_grad():  # copies of the values, not recorded in the graph
+        before = [param.clone() for param in model.parameters()]
     optimizer.step()  # one call updates all of them
     changes = [new - old for new, old in zip(model.parameters(), before, strict=True)]
     largest = max(change.abs().max().item() for change in changes)

@@ -29,6 +29,16 @@ y = x**2
 print(y.shape)  # three numbers, not one
 # --8<-- [end:vector-output]
 
+# --8<-- [start:one-element]
+w = torch.tensor([[2.0]], requires_grad=True)  # shape (1, 1): two dimensions, one element
+out = w * 3
+print(out)
+print(out.shape, "elements:", out.numel())
+
+out.backward()  # no argument needed: there is only one element to start from
+print(w.grad)
+# --8<-- [end:one-element]
+
 # --8<-- [start:fix-sum]
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (x**2).sum().backward()  # one number: x1² + x2² + x3²
@@ -95,3 +105,28 @@ y.backward()
 print(y.item())
 print(x.grad.tolist())
 # --8<-- [end:worked-practice]
+
+
+# --8<-- [start:optimizers]
+def weight_change(optimizer_class: type, reduction: str) -> torch.Tensor:
+    """How far one step moves the weights, for a loss reduced with sum or mean."""
+    torch.manual_seed(0)  # the same model and the same batch of 8 every time
+    model = torch.nn.Linear(3, 1)
+    inputs, targets = torch.randn(8, 3), torch.randn(8, 1)
+    optimizer = optimizer_class(model.parameters(), lr=0.01)
+    with torch.no_grad():  # a copy of the starting weights, outside the graph
+        before = model.weight.clone()
+
+    squared_errors = (model(inputs) - targets) ** 2
+    loss = squared_errors.sum() if reduction == "sum" else squared_errors.mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    with torch.no_grad():
+        return (model.weight - before).norm()
+
+
+for optimizer_class in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
+    ratio = weight_change(optimizer_class, "sum") / weight_change(optimizer_class, "mean")
+    print(f"{optimizer_class.__name__:5}: step with sum / step with mean = {ratio:.2f}")
+# --8<-- [end:optimizers]

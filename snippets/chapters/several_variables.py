@@ -22,11 +22,11 @@ y = x * w + b
 loss = y**2
 loss.backward()
 
-print("y      =", y.item())
-print("loss   =", loss.item())
-print("x.grad =", x.grad.item())
-print("w.grad =", w.grad.item())
-print("b.grad =", b.grad.item())
+print("y      =", y)
+print("loss   =", loss)
+print("x.grad =", x.grad)
+print("w.grad =", w.grad)
+print("b.grad =", b.grad)
 # --8<-- [end:linear]
 
 # --8<-- [start:by_hand]
@@ -39,12 +39,13 @@ print("2y   =", 2 * y_value)
 
 # --8<-- [start:layer]
 layer = torch.nn.Linear(1, 1)  # y = x·w + b, with w and b stored as parameters
-with torch.no_grad():  # set the parameters to the values used above
-    layer.weight.fill_(3.0)
+with torch.no_grad():  # set the parameters to the values used above, unrecorded
+    layer.weight.fill_(3.0)  # fill_: overwrite every element with 3.0, in place
     layer.bias.fill_(1.0)
 
-inputs = torch.tensor([[2.0]])
-loss = layer(inputs).pow(2).sum()  # sum(): a 1×1 tensor to a scalar (chapter 7)
+inputs = torch.tensor([[2.0]])  # one example with one feature: shape (1, 1)
+loss = layer(inputs) ** 2
+print("loss =", loss)  # shape (1, 1): one element, so backward() needs no argument
 loss.backward()
 
 print("weight is a leaf:", layer.weight.is_leaf)

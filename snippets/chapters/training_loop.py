@@ -43,19 +43,6 @@ print("inputs.grad shape:", tuple(inputs.grad.shape))
 print("bias.grad:", model.bias.grad)
 # --8<-- [end:backward]
 
-# --8<-- [start:by-hand]
-# The same gradients from the hand derivation: e = prediction - target, N examples.
-n = inputs.shape[0]
-error = prediction - targets
-grad_w_by_hand = 2 / n * error.T @ inputs  # dL/dW = (2/N) * sum_n e_n * x_n
-grad_b_by_hand = 2 / n * error.sum(dim=0)  # dL/db = (2/N) * sum_n e_n
-grad_x_by_hand = 2 / n * error @ model.weight  # dL/dx_n = (2/N) * e_n * W
-
-print("dL/dW agrees:", torch.allclose(model.weight.grad, grad_w_by_hand))
-print("dL/db agrees:", torch.allclose(model.bias.grad, grad_b_by_hand))
-print("dL/dinputs agrees:", torch.allclose(inputs.grad, grad_x_by_hand))
-# --8<-- [end:by-hand]
-
 # --8<-- [start:sensitivity]
 # A gradient predicts how the loss moves when one parameter is nudged a little.
 nudge = 0.001

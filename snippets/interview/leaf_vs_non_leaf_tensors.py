@@ -33,7 +33,7 @@ torch.manual_seed(0)
 w = torch.randn(3, requires_grad=True) * 0.01  # the multiplication makes a non-leaf
 describe("w", w)
 (w**2).sum().backward()
-print("w.grad:", w.grad)  # the optimizer would find nothing to update
+print("w.grad:", w.grad)  # not kept: w is not a leaf
 # --8<-- [end:trap]
 
 # --8<-- [start:fix]

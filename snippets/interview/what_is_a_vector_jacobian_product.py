@@ -36,7 +36,8 @@ h = A @ x  # first function: Jacobian A
 out = (h**2).sum()  # second function, to a scalar: gradient 2h
 out.backward()
 
-v = 2 * h.detach()  # the upstream gradient arriving at h
+with torch.no_grad():  # plain numbers: the upstream gradient arriving at h
+    v = 2 * h
 print("(2h)ᵀA =", (v @ A).tolist())
 print("x.grad =", x.grad.tolist())
 # --8<-- [end:chain]

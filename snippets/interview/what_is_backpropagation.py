@@ -1,4 +1,5 @@
 """Interview: What is backpropagation? (docs/interview/what-is-backpropagation.md)"""
+# ruff: noqa: E402
 
 # --8<-- [start:forward]
 import torch
@@ -47,3 +48,29 @@ with torch.no_grad():
 print("weight matches:", torch.allclose(model.weight.grad, grad_weight))
 print("bias matches:  ", torch.allclose(model.bias.grad, grad_bias))
 # --8<-- [end:check]
+
+# --8<-- [start:cost]
+from torch.utils.flop_counter import FlopCounterMode
+
+
+def forward_and_backward_flops(network: nn.Module, batch: torch.Tensor) -> tuple[int, int]:
+    """Floating-point operations of the matrix products in each pass."""
+    forward_count, backward_count = FlopCounterMode(display=False), FlopCounterMode(display=False)
+    with forward_count:
+        loss = network(batch).pow(2).mean()
+    with backward_count:
+        loss.backward()
+    return forward_count.get_total_flops(), backward_count.get_total_flops()
+
+
+torch.manual_seed(0)
+network = nn.Sequential(
+    nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)
+)
+for input_needs_grad in (True, False):
+    batch = torch.randn(64, 256, requires_grad=input_needs_grad)
+    forward, backward = forward_and_backward_flops(network, batch)
+    print(
+        f"input needs grad: {input_needs_grad!s:5}  backward / forward = {backward / forward:.2f}"
+    )
+# --8<-- [end:cost]

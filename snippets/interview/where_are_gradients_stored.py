@@ -26,7 +26,8 @@ print("prediction.grad:", prediction.grad)
 
 # --8<-- [start:optimizer]
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-expected = model.weight.detach() - 0.1 * model.weight.grad  # w - lr * w.grad
+with torch.no_grad():  # plain arithmetic, not recorded in the graph
+    expected = model.weight - 0.1 * model.weight.grad  # w - lr * w.grad
 optimizer.step()  # reads .grad of every parameter it holds
 print("step used weight.grad:", torch.allclose(model.weight, expected))
 # --8<-- [end:optimizer]

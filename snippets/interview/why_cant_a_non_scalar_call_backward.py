@@ -9,6 +9,14 @@ y = x**2
 print("y =", y.tolist(), " shape", tuple(y.shape))
 # --8<-- [end:vector]
 
+# --8<-- [start:one-element]
+w = torch.tensor([[2.0]], requires_grad=True)
+out = w * 3  # shape (1, 1): two dimensions, one element
+out.backward()  # works: one element, so the starting gradient is 1
+print("out:", out, " numel:", out.numel())
+print("w.grad:", w.grad)
+# --8<-- [end:one-element]
+
 # --8<-- [start:sum]
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (x**2).sum().backward()  # one scalar: y1 + y2 + y3

@@ -41,3 +41,19 @@ for step in range(3):
     loss.backward()
     print(f"step {step}: w.grad = {w.grad.item()}")
 # --8<-- [end:cleared]
+
+# --8<-- [start:two-paths]
+x = torch.tensor(2.0, requires_grad=True)
+arrivals = []  # every gradient the backward pass delivers to x, in order
+x.register_hook(lambda grad: arrivals.append(grad))
+
+loss = 3 * x + x**2  # x feeds two nodes: one path gives 3, the other 2x = 4
+loss.backward()
+print("delivered to x:", arrivals)  # once, already summed: 3 + 4
+print("x.grad:        ", x.grad)
+
+loss = 3 * x + x**2  # a new graph and a second backward() call
+loss.backward()
+print("delivered to x:", arrivals)  # a second delivery ...
+print("x.grad:        ", x.grad)  # ... added to .grad: 7 + 7
+# --8<-- [end:two-paths]

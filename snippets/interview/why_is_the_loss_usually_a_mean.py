@@ -32,3 +32,28 @@ for n in (8, 64, 512):
         f"batch {n:3}: gradient size {mean_size:5.2f} with the mean, {sum_size:8.2f} with the sum"
     )
 # --8<-- [end:batch-size]
+
+
+# --8<-- [start:optimizers]
+def weight_change(optimizer_class: type, reduction: str) -> torch.Tensor:
+    """How far one step moves the weights, for a loss reduced with sum or mean."""
+    torch.manual_seed(0)  # the same model and the same batch of 8 every time
+    model = torch.nn.Linear(3, 1)
+    inputs, targets = torch.randn(8, 3), torch.randn(8, 1)
+    optimizer = optimizer_class(model.parameters(), lr=0.01)
+    with torch.no_grad():  # a copy of the starting weights, outside the graph
+        before = model.weight.clone()
+
+    squared_errors = (model(inputs) - targets) ** 2
+    loss = squared_errors.sum() if reduction == "sum" else squared_errors.mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    with torch.no_grad():
+        return (model.weight - before).norm()
+
+
+for optimizer_class in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
+    ratio = weight_change(optimizer_class, "sum") / weight_change(optimizer_class, "mean")
+    print(f"{optimizer_class.__name__:5}: step with sum / step with mean = {ratio:.2f}")
+# --8<-- [end:optimizers]

@@ -44,6 +44,7 @@ print(after_first, after_second, after_reset)
 # --8<-- [start:check]
 # Checks your three readings of x.grad for y = x^2, from your own x:
 # one pass gives 2x, a second pass adds another 2x, and zero_() sets it to 0.
+# t.detach() below means t's values without its graph, so the check records nothing.
 import torch
 
 

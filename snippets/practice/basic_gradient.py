@@ -22,6 +22,7 @@ print(x.grad)
 
 # --8<-- [start:check]
 # Checks your answer: dy/dx = 2x, recomputed with torch from your own x.
+# t.detach() below means t's values without its graph, so the check records nothing.
 import torch
 
 

@@ -24,6 +24,7 @@ print(x.grad)
 
 # --8<-- [start:check]
 # Checks your answer with the chain rule: dz/dx = 2y * 3 = 6(3x + 4), from your own x.
+# t.detach() below means t's values without its graph, so the check records nothing.
 import torch
 
 

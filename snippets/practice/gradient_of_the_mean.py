@@ -24,6 +24,7 @@ print(x.grad.tolist())
 # --8<-- [start:check]
 # Checks your answer, from your own x: y = (x_1^2 + ... + x_n^2) / n, so each
 # dy/dx_i = 2 x_i / n.
+# t.detach() below means t's values without its graph, so the check records nothing.
 import torch
 
 

@@ -24,6 +24,7 @@ print(x.grad)
 # --8<-- [start:check]
 # Checks your answer: with a gradient of ones, each x_i receives dy_i/dx_i = 2 x_i,
 # recomputed with torch from your own x.
+# t.detach() below means t's values without its graph, so the check records nothing.
 import torch
 
 

@@ -26,6 +26,7 @@ print(y.grad)  # dz/dy = x
 # --8<-- [start:check]
 # Checks your answer with the partial derivatives of z = xy + x, from your own x and y:
 # dz/dx = y + 1 and dz/dy = x.
+# t.detach() below means t's values without its graph, so the check records nothing.
 import torch
 
 

@@ -7,7 +7,7 @@ import torch
 
 torch.manual_seed(0)
 x = torch.linspace(-1.0, 1.0, 10)
-y = 2 * x + 0.05 * torch.randn(10)  # ten points close to the line y = 2x
+targets = 2 * x + 0.05 * torch.randn(10)  # ten targets close to the line y = 2x
 
 w = torch.tensor(0.0, requires_grad=True)
 b = torch.tensor(0.0, requires_grad=True)
@@ -16,7 +16,7 @@ losses = []
 
 for step in range(20):
     ...  # 1. predict: prediction = w * x + b
-    ...  # 2. loss: the mean of (prediction - y) ** 2
+    ...  # 2. loss: the mean of (prediction - targets) ** 2
     ...  # 3. call backward() on the loss
     ...  # 4. inside torch.no_grad(), move w and b against their gradients
     ...  # 5. clear both gradients
@@ -30,7 +30,7 @@ import torch
 
 torch.manual_seed(0)
 x = torch.linspace(-1.0, 1.0, 10)
-y = 2 * x + 0.05 * torch.randn(10)  # ten points close to the line y = 2x
+targets = 2 * x + 0.05 * torch.randn(10)  # ten targets close to the line y = 2x
 
 w = torch.tensor(0.0, requires_grad=True)
 b = torch.tensor(0.0, requires_grad=True)
@@ -39,7 +39,7 @@ losses = []
 
 for step in range(20):
     prediction = w * x + b
-    loss = ((prediction - y) ** 2).mean()
+    loss = ((prediction - targets) ** 2).mean()
     loss.backward()
     with torch.no_grad():  # the update itself must not be recorded in a graph
         w -= lr * w.grad
@@ -55,18 +55,19 @@ print(f"w = {w.item():.3f}, b = {b.item():.3f}")
 # --8<-- [start:check]
 # Checks your model against the best straight line through your own data, which
 # torch computes directly by least squares (torch.linalg.lstsq).
+# t.detach() below means t's values without its graph, so the check records nothing.
 import torch
 
 
 def check() -> str:
-    x, y, w, b = (globals().get(name) for name in ("x", "y", "w", "b"))
+    x, targets, w, b = (globals().get(name) for name in ("x", "targets", "w", "b"))
     losses = globals().get("losses")
-    if not all(isinstance(t, torch.Tensor) for t in (x, y, w, b)):
-        return "Not done yet: x, y, w and b are not defined; run the cell above."
+    if not all(isinstance(t, torch.Tensor) for t in (x, targets, w, b)):
+        return "Not done yet: x, targets, w and b are not defined; run the cell above."
     if not losses:
         return "Not done yet: losses is empty. Fill in the loop and append loss.item() each step."
     columns = torch.stack([x.detach(), torch.ones_like(x)], dim=1)
-    best = torch.linalg.lstsq(columns, y.detach().unsqueeze(1)).solution.squeeze(1)
+    best = torch.linalg.lstsq(columns, targets.detach().unsqueeze(1)).solution.squeeze(1)
     best_w, best_b = best.tolist()
     got_w, got_b = w.item(), b.item()
     if abs(got_w - best_w) < 0.05 and abs(got_b - best_b) < 0.05 and losses[-1] < losses[0]:

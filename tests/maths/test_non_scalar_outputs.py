@@ -144,3 +144,51 @@ def test_mean_squared_error_of_w_x_against_2x(w_value: float, inputs: np.ndarray
     loss = ((w * x - 2 * x) ** 2).mean()
     loss.backward()
     assert close(w.grad, 2 * (w.detach() - 2) * (x**2).mean())
+
+
+@settings(max_examples=30, deadline=None)
+@given(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=1))
+def test_one_element_of_any_shape_needs_no_gradient_argument(shape: tuple[int, ...]) -> None:
+    """The rule is numel() == 1, not zero dimensions: (1,), (1, 1), (1, 1, 1) all work."""
+    w = torch.ones(shape, dtype=torch.float64, requires_grad=True)
+    (w * 3).backward()
+    assert close(w.grad, torch.full(shape, 3.0, dtype=torch.float64))
+
+
+def _sgd_and_adam_steps(
+    inputs: np.ndarray, targets: np.ndarray, reduction: str
+) -> tuple[float, float]:
+    """Size of one weight step with SGD and with Adam, for a linear model from zero."""
+    steps = []
+    for make in (torch.optim.SGD, torch.optim.Adam):
+        w = torch.zeros(inputs.shape[1], dtype=torch.float64, requires_grad=True)
+        optimizer = make([w], lr=0.01)
+        errors = (torch.from_numpy(inputs) @ w - torch.from_numpy(targets)) ** 2
+        (errors.sum() if reduction == "sum" else errors.mean()).backward()
+        optimizer.step()
+        steps.append(w.detach().norm().item())
+    return steps[0], steps[1]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(min_value=2, max_value=16).flatmap(
+        lambda n: st.tuples(
+            hnp.arrays(np.float64, (n, 3), elements=st.floats(0.5, 5)),
+            hnp.arrays(np.float64, (n,), elements=st.floats(1, 5)),
+        )
+    )
+)
+def test_sum_rescales_sgd_steps_by_n_but_not_adam_steps(
+    data: tuple[np.ndarray, np.ndarray],
+) -> None:
+    """Chapter 7's pitfall: with SGD the sum's step is N times the mean's; Adam's is not."""
+    inputs, targets = data
+    n = len(targets)
+    sgd_sum, adam_sum = _sgd_and_adam_steps(inputs, targets, "sum")
+    sgd_mean, adam_mean = _sgd_and_adam_steps(inputs, targets, "mean")
+    assert sgd_sum == pytest.approx(n * sgd_mean, rel=1e-9, abs=1e-12)
+    # Adam's first step is lr * g / (|g| + eps) per element, so the scale of g cancels
+    # unless an element is so small that eps matters. Positive inputs and targets keep
+    # every element of g far from 0.
+    assert adam_sum == pytest.approx(adam_mean, rel=1e-3, abs=1e-6)

@@ -1,11 +1,15 @@
-"""Chapter 1: the nn.Linear gradients derived in docs/chapters/training-loop.md.
+"""Chapter 1's nn.Linear example (docs/chapters/training-loop.md) and its maths.
 
 With predictions p = X Wᵀ + b (one output), errors e = p − t and the loss
-L = (1/N) Σₙ eₙ², the page derives
+L = (1/N) Σₙ eₙ², the gradients are
 
-    ∂L/∂W = (2/N) Σₙ eₙ xₙᵀ,   ∂L/∂b = (2/N) Σₙ eₙ,   ∂L/∂xₙ = (2/N) eₙ W,
+    ∂L/∂W = (2/N) Σₙ eₙ xₙᵀ,   ∂L/∂b = (2/N) Σₙ eₙ,   ∂L/∂xₙ = (2/N) eₙ W
 
-the exact change L(b + h) − L(b) = (∂L/∂b)·h + h², and SGD's step θ ← θ − η ∂L/∂θ.
+(derived and checked on docs/interview/what-is-backpropagation.md; chapter 1 shows only
+their shapes). Chapter 1 nudges the bias by h and compares the loss change with the
+gradient's prediction: the exact change is L(b + h) − L(b) = (∂L/∂b)·h + h², which is why
+the two printed numbers differ in the last digit. Chapter 1's loop uses SGD's step
+θ ← θ − η ∂L/∂θ.
 """
 
 import numpy as np
