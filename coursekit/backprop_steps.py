@@ -341,16 +341,13 @@ def _arriving(cap: Capture, node: Node) -> str:
 
 
 def _layout(cap: Capture) -> dict[int, tuple[float, float]]:
-    """Top-left corner of every node: the root on top, all leaves on the bottom row."""
+    """Top-left corner of every node: the root on top, each node one row below the
+    lowest node that uses it, so every edge points down."""
     layer = {cap.nodes[-1].index: 0}
     for node in reversed(cap.nodes):  # reversed forward order: parents before children
         for edge in node.edges:
             if edge.child is not None:
                 layer[edge.child] = max(layer.get(edge.child, 0), layer[node.index] + 1)
-    bottom = max(layer.values())
-    for node in cap.nodes:
-        if node.leaf:
-            layer[node.index] = bottom
     rows: dict[int, list[int]] = {}
     # Within a row, the order the edges are met walking down from the root.
     met: list[int] = []
@@ -360,16 +357,19 @@ def _layout(cap: Capture) -> dict[int, tuple[float, float]]:
                 met.append(i)
     for i in met:
         rows.setdefault(layer[i], []).append(i)
-    widest = max(len(r) for r in rows.values())
-    width = widest * NODE_W + (widest - 1) * GAP_X
     where: dict[int, tuple[float, float]] = {}
     for row, members in sorted(rows.items()):
-        if row > 0:  # below the parents' average position, to keep edges short
-            members.sort(key=lambda i: _parents_x(cap, i, where))
-        used = len(members) * NODE_W + (len(members) - 1) * GAP_X
-        left = PAD + (width - used) / 2
-        for k, i in enumerate(members):
-            where[i] = (left + k * (NODE_W + GAP_X), PAD + row * (NODE_H + GAP_Y))
+        # Each node as close as it fits below its parents' average, to keep edges short.
+        members.sort(key=lambda i: _parents_x(cap, i, where))
+        wanted = [_parents_x(cap, i, where) for i in members]
+        xs: list[float] = []
+        for x in wanted:
+            xs.append(x if not xs else max(x, xs[-1] + NODE_W + GAP_X))
+        shift = (sum(wanted) - sum(xs)) / len(xs)  # the row centred where it wanted to be
+        for i, x in zip(members, xs, strict=True):
+            where[i] = (x + shift, PAD + row * (NODE_H + GAP_Y))
+    left = min(x for x, _ in where.values())
+    return {i: (x - left + PAD, y) for i, (x, y) in where.items()}
     return where
 
 
@@ -441,7 +441,7 @@ def _describe(cap: Capture) -> str:
         inputs = [cap.nodes[e.child].tensor for e in node.edges if e.child is not None]
         parts.append(f"{node.label} makes {node.tensor} from {' and '.join(inputs)}")
     return (
-        f"The autograd graph of {cap.root}, {cap.root} on top and the leaves at the bottom: "
+        f"The autograd graph of {cap.root}, {cap.root} on top and the leaves below: "
         + "; ".join(parts)
         + ". Each node shows its forward value and, once the backward pass reaches it, "
         "its gradient. The steps are listed as text below the drawing."
