@@ -1,0 +1,254 @@
+"""Step-through backward passes in a real browser (coursekit/backprop_steps.py).
+
+Every figure on every page that has one: stepping with the mouse and with the keyboard
+alone, the "Step k of n" counter and the live text, the ordered list without JavaScript
+and in print, axe-core and the drawing's own text contrast in both schemes, and set-up
+after Material's instant navigation. The pages are answered from the built site at the
+site's own address (site_url), because instant navigation only works there.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from .audit_page import SCHEMES, SERIOUS, describe_violations, switch_to_dark
+from .test_schemes import TEXT_CONTRAST, contrast
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Locator, Page, Route
+
+# The pages with a step-through, and how many figures each must have.
+FIGURES = {
+    "chapters/chain-rule/": 1,
+    "chapters/several-variables/": 1,
+    "chapters/backprop-by-hand/": 2,
+    "chapters/gradients-to-training/": 1,
+    "interview/gradient-of-a-parameter-used-twice/": 1,
+}
+PAGES = list(FIGURES)
+FIGURE = "figure.backprop-steps"
+_ID = [p.strip("/").split("/")[-1] for p in PAGES]
+
+
+@pytest.fixture(scope="module")
+def canonical_url(site_dir: Path) -> str:
+    home = (site_dir / "index.html").read_text(encoding="utf-8")
+    match = re.search(r'<link rel="canonical" href="(?P<url>[^"]+)"', home)
+    assert match, "the home page has no canonical address (site_url)"
+    return match["url"]
+
+
+@pytest.fixture
+def open_context(
+    browser: Browser, site_dir: Path, canonical_url: str
+) -> Iterator[Callable[..., BrowserContext]]:
+    """Contexts whose requests to the site's address are answered from the built site;
+    every other request is refused."""
+    contexts: list[BrowserContext] = []
+
+    def serve(route: Route) -> None:
+        path = urlsplit(route.request.url).path.removeprefix(urlsplit(canonical_url).path)
+        file = site_dir / unquote(path)
+        file = file / "index.html" if file.is_dir() else file
+        if not file.is_file():
+            route.fulfill(status=404, body="not found")
+            return
+        kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        route.fulfill(status=200, body=file.read_bytes(), content_type=kind)
+
+    def make(**options: Any) -> BrowserContext:
+        context = browser.new_context(
+            base_url=canonical_url,
+            color_scheme="light",
+            viewport={"width": 1280, "height": 900},
+            **options,
+        )
+        context.set_default_timeout(10_000)
+        context.route("**/*", lambda route: route.abort())
+        context.route(f"{canonical_url}**", serve)
+        contexts.append(context)
+        return context
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def page(open_context: Callable[..., BrowserContext]) -> Iterator[Page]:
+    errors: list[str] = []
+    tab = open_context().new_page()
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    tab.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    yield tab
+    assert not errors, f"errors in the page: {errors}"
+
+
+def figures(page: Page, path: str) -> list[Locator]:
+    page.goto(path)
+    found = page.locator(FIGURE)
+    assert found.count() == FIGURES[path], f"{path}: expected {FIGURES[path]} figures"
+    return [found.nth(i) for i in range(found.count())]
+
+
+def total(figure: Locator) -> int:
+    return int(figure.get_attribute("data-steps") or 0)
+
+
+def step_texts(figure: Locator) -> list[str]:
+    return [" ".join(t.split()) for t in figure.locator(".bps-steps > li").all_text_contents()]
+
+
+def assert_at(figure: Locator, step: int) -> None:
+    """The figure shows step ``step``: counter, live text, buttons, highlighted node."""
+    n = total(figure)
+    assert figure.locator(".bps-counter").inner_text() == f"Step {step} of {n}"
+    live = " ".join(figure.locator(".bps-live").inner_text().split())
+    assert live == f"Step {step} of {n}: {step_texts(figure)[step - 1]}"
+    assert figure.locator(".bps-prev").is_disabled() == (step == 1)
+    assert figure.locator(".bps-next").is_disabled() == (step == n)
+    active = figure.locator("svg .bps-node.bps-active")
+    # One node per step; the last step shows every .grad and highlights nothing.
+    assert active.count() == (0 if step == n else 1)
+    # Gradients not reached yet stay hidden until the last node's step.
+    hidden = figure.locator("svg .bps-future")
+    assert (hidden.count() == 0) == (step >= n - 1)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=_ID)
+def test_step_with_the_mouse(page: Page, path: str) -> None:
+    for figure in figures(page, path):
+        n = total(figure)
+        assert n >= 3 and figure.locator(".bps-controls").is_visible()
+        assert not figure.locator(".bps-steps").is_visible()  # one step at a time instead
+        assert figure.locator(".bps-live").get_attribute("aria-live") == "polite"
+        assert_at(figure, 1)
+        for step in range(2, n + 1):
+            figure.locator(".bps-next").click()
+            assert_at(figure, step)
+        assert ".grad = " in figure.locator(".bps-live").inner_text()
+        figure.locator(".bps-prev").click()
+        assert_at(figure, n - 1)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=_ID)
+def test_step_with_the_keyboard(page: Page, path: str) -> None:
+    for figure in figures(page, path):
+        n = total(figure)
+        figure.focus()
+        page.keyboard.press("ArrowRight")
+        assert_at(figure, 2)
+        page.keyboard.press("ArrowLeft")
+        assert_at(figure, 1)
+        page.keyboard.press("End")
+        assert_at(figure, n)
+        page.keyboard.press("Home")
+        assert_at(figure, 1)
+        # The buttons are reached with Tab (Previous is disabled on step 1) and pressed.
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.classList.contains('bps-next')")
+        page.keyboard.press("Enter")
+        assert_at(figure, 2)
+        page.keyboard.press("Shift+Tab")
+        assert page.evaluate("() => document.activeElement.classList.contains('bps-prev')")
+        page.keyboard.press("Space")
+        assert_at(figure, 1)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=_ID)
+def test_without_javascript_every_step_is_listed(
+    open_context: Callable[..., BrowserContext], path: str
+) -> None:
+    page = open_context(java_script_enabled=False).new_page()
+    for figure in figures(page, path):
+        items = figure.locator(".bps-steps > li")
+        assert figure.locator(".bps-steps").is_visible()
+        assert items.count() == total(figure)
+        assert "Done: backward() has filled the .grad of every leaf" in items.last.inner_text()
+        assert not figure.locator(".bps-controls").is_visible()
+        assert not figure.locator(".bps-live").is_visible()
+        # The drawing shows its final state: every gradient.
+        for grad in figure.locator("svg .bps-grad").all():
+            assert grad.is_visible()
+
+
+@pytest.mark.parametrize("path", PAGES, ids=_ID)
+def test_printed_every_step_is_listed(page: Page, path: str) -> None:
+    shown = figures(page, path)
+    page.emulate_media(media="print")
+    for figure in shown:
+        assert figure.locator(".bps-steps").is_visible()
+        assert figure.locator(".bps-steps > li").count() == total(figure)
+        assert not figure.locator(".bps-controls").is_visible()
+
+
+# The colour of every text of the drawings against what is behind it: the node's box,
+# or the page for the gradients written beside the edges.
+SVG_TEXT_JS = """
+(selector) => {
+  const page = getComputedStyle(document.body).backgroundColor;
+  const runs = [];
+  for (const text of document.querySelectorAll(selector + " svg text")) {
+    if (getComputedStyle(text).visibility === "hidden") continue;
+    const box = text.closest(".bps-node")?.querySelector("rect");
+    runs.push({
+      text: text.textContent,
+      color: getComputedStyle(text).fill,
+      background: box ? getComputedStyle(box).fill : page,
+    });
+  }
+  return runs;
+}
+"""
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("path", PAGES, ids=_ID)
+def test_accessible_in_both_schemes(page: Page, path: str, scheme: str) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    shown = figures(page, path)
+    if scheme == "dark":
+        switch_to_dark(page)
+    for index, figure in enumerate(shown):
+        figure.locator(".bps-next").click()  # an active node and a done one, both drawn
+        figure.locator(".bps-next").click()
+        selector = f"{FIGURE} >> nth={index}"
+        axe = Axe().run(page, context=f"#{figure.get_attribute('id')}")
+        serious = [v for v in axe.response["violations"] if v["impact"] in SERIOUS]
+        found = [
+            {"id": v["id"], "impact": v["impact"], "help": v["help"], "nodes": []} for v in serious
+        ]
+        assert not serious, f"{path} ({scheme}) {selector}:\n{describe_violations(found)}"
+        poor = [
+            (round(contrast(r["color"], r["background"]), 2), r["text"], r["color"])
+            for r in page.evaluate(SVG_TEXT_JS, f"#{figure.get_attribute('id')}")
+            if contrast(r["color"], r["background"]) < TEXT_CONTRAST
+        ]
+        assert not poor, f"{path} ({scheme}): drawing text below {TEXT_CONTRAST}:1: {poor}"
+
+
+def test_set_up_after_instant_navigation(page: Page) -> None:
+    page.goto("")
+    assert page.locator(FIGURE).count() == 0  # the home page loads no step-through
+    page.evaluate("window.__same_document = true")
+    for path in ["chapters/chain-rule/", "chapters/backprop-by-hand/"]:
+        # Material's instant navigation rewrites links to absolute addresses.
+        page.locator(f'nav a[href$="/{path}"]').first.click()
+        page.wait_for_url(f"**/{path}")
+        page.locator(f"{FIGURE} .bps-controls").first.wait_for(state="visible")
+        assert page.evaluate("window.__same_document === true"), "the page was reloaded"
+        shown = page.locator(FIGURE)
+        assert shown.count() == FIGURES[path]
+        for i in range(shown.count()):
+            figure = shown.nth(i)
+            assert_at(figure, 1)
+            figure.locator(".bps-next").click()
+            assert_at(figure, 2)  # one click, one step: the script set up only once
