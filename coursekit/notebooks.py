@@ -45,6 +45,7 @@ EXERCISES = (
     "non-scalar",
     "training-loop",
     "gradient-of-the-mean",
+    "network-by-hand",
 )
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")

@@ -90,6 +90,8 @@ x = torch.tensor([2.0, 4.0, 6.0, 8.0], requires_grad=True)
 y = (x**2).sum()
 y.backward()
 """,
+    # The ReLU mask is forgotten: the gradient flows through units that were off.
+    "network-by-hand": None,  # built from the solution below
 }
 
 
@@ -97,6 +99,10 @@ def _wrong(slug: str) -> str:
     if WRONG[slug] is not None:
         return WRONG[slug]
     solution = notebooks.region(notebooks.snippet_path(slug), "solution")
+    if slug == "network-by-hand":
+        unmasked = solution.replace("dz1 = dh * (z1 > 0)", "dz1 = dh").split("torch.testing")[0]
+        assert "(z1 > 0)" not in unmasked, "the network-by-hand solution no longer masks dh"
+        return unmasked
     without_reset = solution.replace("    w.grad.zero_()\n    b.grad.zero_()\n", "")
     assert without_reset != solution, "the training-loop solution no longer clears gradients"
     return without_reset

@@ -9,11 +9,11 @@ the file is run as a script.
 """
 
 # --8<-- [start:imports]
+from typing import Any
+
 import torch
 import torch.nn.functional as F
 
-# Four decimals are enough to follow every number; the lesson is the shapes.
-torch.set_printoptions(precision=4)
 # --8<-- [end:imports]
 
 
@@ -51,8 +51,8 @@ def forward(
     b2: torch.Tensor,
 ) -> dict[str, torch.Tensor]:
     """The forward pass; returns every intermediate tensor, the loss last."""
-    z1 = X @ W1 + b1  # (N, H) the hidden layer before tanh
-    h = torch.tanh(z1)  # (N, H) the hidden activations
+    z1 = X @ W1 + b1  # (N, m) the hidden layer before tanh
+    h = torch.tanh(z1)  # (N, m) the hidden activations
     logits = h @ W2 + b2  # (N, C) one score per class
     loss = F.cross_entropy(logits, targets)  # a scalar: the mean over the batch
     return {"z1": z1, "h": h, "logits": logits, "loss": loss}
@@ -81,13 +81,13 @@ def backward_by_hand(
         probs = torch.softmax(logits, dim=1)
         one_hot = F.one_hot(targets, classes).to(logits.dtype)
         dlogits = (probs - one_hot) / n  # (N, C)
-        dW2 = h.T @ dlogits  # (H, N) @ (N, C) -> (H, C), the shape of W2
+        dW2 = h.T @ dlogits  # (m, N) @ (N, C) -> (m, C), the shape of W2
         db2 = dlogits.sum(dim=0)  # (C,): b2 was added to all N rows
-        dh = dlogits @ W2.T  # (N, C) @ (C, H) -> (N, H), the shape of h
-        dz1 = (1 - h**2) * dh  # (N, H): tanh'(z1) = 1 - tanh(z1)**2, elementwise
-        dW1 = X.T @ dz1  # (d, N) @ (N, H) -> (d, H), the shape of W1
-        db1 = dz1.sum(dim=0)  # (H,): b1 was added to all N rows
-        dX = dz1 @ W1.T  # (N, H) @ (H, d) -> (N, d), the shape of X
+        dh = dlogits @ W2.T  # (N, C) @ (C, m) -> (N, m), the shape of h
+        dz1 = (1 - h**2) * dh  # (N, m): tanh'(z1) = 1 - tanh(z1)**2, elementwise
+        dW1 = X.T @ dz1  # (d, N) @ (N, m) -> (d, m), the shape of W1
+        db1 = dz1.sum(dim=0)  # (m,): b1 was added to all N rows
+        dX = dz1 @ W1.T  # (N, m) @ (m, d) -> (N, d), the shape of X
     return {
         "logits": dlogits,
         "W2": dW2,
@@ -120,12 +120,12 @@ class NetworkLoss(torch.autograd.Function):
     """The network's loss, with backward_by_hand as its backward pass."""
 
     @staticmethod
-    def forward(ctx, X, targets, W1, b1, W2, b2):  # type: ignore[no-untyped-def]
-        ctx.save_for_backward(X, targets, W1, b1, W2, b2)
-        return forward(X, targets, W1, b1, W2, b2)["loss"]
+    def forward(ctx: Any, *inputs: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(*inputs)  # X, targets, W1, b1, W2, b2
+        return forward(*inputs)["loss"]
 
     @staticmethod
-    def backward(ctx, grad_loss):  # type: ignore[no-untyped-def]
+    def backward(ctx: Any, grad_loss: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         grads = backward_by_hand(*ctx.saved_tensors)
         # One gradient per input of forward(), in order; targets are integers: None.
         return tuple(
@@ -142,13 +142,13 @@ class WrongTanh(torch.autograd.Function):
     """tanh with a classic slip in its backward: 1 - h instead of 1 - h**2."""
 
     @staticmethod
-    def forward(ctx, z):  # type: ignore[no-untyped-def]
+    def forward(ctx: Any, z: torch.Tensor) -> torch.Tensor:
         h = torch.tanh(z)
         ctx.save_for_backward(h)
         return h
 
     @staticmethod
-    def backward(ctx, grad_h):  # type: ignore[no-untyped-def]
+    def backward(ctx: Any, grad_h: torch.Tensor) -> torch.Tensor:
         (h,) = ctx.saved_tensors
         return (1 - h) * grad_h  # wrong: the derivative of tanh is 1 - h**2
 
@@ -226,8 +226,8 @@ if __name__ == "__main__":
     # --8<-- [start:through-tanh]
     with torch.no_grad():
         dz1 = (1 - h**2) * dh  # elementwise: each h depends only on its own z1
+        print("1 - h**2 =", 1 - h**2)
 
-    print("1 - h**2 =", 1 - h.detach() ** 2)
     compare("dz1", dz1, z1.grad)
     # --8<-- [end:through-tanh]
 
@@ -333,5 +333,5 @@ if __name__ == "__main__":
     try:
         torch.autograd.gradcheck(loss_with_wrong_tanh, (W1_64,))
     except RuntimeError as error:  # gradcheck's GradcheckError is a RuntimeError
-        print(type(error).__name__ + ":", str(error).splitlines()[0])
+        print(type(error).__name__ + ":", str(error).splitlines()[0].rstrip(","))
     # --8<-- [end:wrong-tanh-network]
