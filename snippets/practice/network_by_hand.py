@@ -95,8 +95,10 @@ def check() -> str:
         want = expected[name]
         if got.shape != want.shape or not torch.allclose(got, want, atol=1e-6):
             return (
-                f"Not quite: {name} should have shape {tuple(want.shape)} and be\n{want}\n"
-                f"but it has shape {tuple(got.shape)} and is\n{got}\nHint: {hints[name]}."
+                f"Not quite: {name} is not the gradient autograd computes.\n"
+                f"expected, shape {tuple(want.shape)}:\n{want}\n"
+                f"got, shape {tuple(got.shape)}:\n{got}\n"
+                f"Hint: {hints[name]}."
             )
     return (
         "Correct: dz1, dW1 and db1 equal autograd's gradients. "
