@@ -49,6 +49,7 @@ EXERCISES = (
     "find-the-bug",
     "derive-a-gradient",
     "check-a-gradient",
+    "network-by-hand",
 )
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")

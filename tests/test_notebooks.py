@@ -131,6 +131,8 @@ def grad_b(x, w, b, t):
     s = 1 / (1 + math.exp(-(w * x + b)))
     return 2 * (s - t)
 """,
+    # The ReLU mask is forgotten: the gradient flows through units that were off.
+    "network-by-hand": None,  # built from the solution below
 }
 
 
@@ -143,6 +145,10 @@ def _wrong(slug: str) -> str:
         assert without_clear != starter, "the find-the-bug starter no longer calls zero_grad()"
         return without_clear
     solution = notebooks.region(notebooks.snippet_path(slug), "solution")
+    if slug == "network-by-hand":
+        unmasked = solution.replace("dz1 = dh * (z1 > 0)", "dz1 = dh").split("torch.testing")[0]
+        assert "(z1 > 0)" not in unmasked, "the network-by-hand solution no longer masks dh"
+        return unmasked
     without_reset = solution.replace("    w.grad.zero_()\n    b.grad.zero_()\n", "")
     assert without_reset != solution, "the training-loop solution no longer clears gradients"
     return without_reset

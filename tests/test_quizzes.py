@@ -37,6 +37,7 @@ CHAPTERS = (
     "non-scalar-outputs",
     "leaf-tensors",
     "gradients-to-training",
+    "network-by-hand",
     "debugging-gradients",
     "debugging-tools",
 )
