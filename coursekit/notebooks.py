@@ -45,6 +45,7 @@ EXERCISES = (
     "non-scalar",
     "training-loop",
     "gradient-of-the-mean",
+    "tiny-autograd",
 )
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")

@@ -90,6 +90,8 @@ x = torch.tensor([2.0, 4.0, 6.0, 8.0], requires_grad=True)
 y = (x**2).sum()
 y.backward()
 """,
+    # exp overwrites a.grad (= instead of +=): a value used twice loses a path.
+    "tiny-autograd": None,  # built from the solution below
 }
 
 
@@ -97,6 +99,10 @@ def _wrong(slug: str) -> str:
     if WRONG[slug] is not None:
         return WRONG[slug]
     solution = notebooks.region(notebooks.snippet_path(slug), "solution")
+    if slug == "tiny-autograd":
+        overwriting = solution.replace("a.grad += e * out.grad", "a.grad = e * out.grad")
+        assert overwriting != solution, "the tiny-autograd solution no longer adds into a.grad"
+        return overwriting
     without_reset = solution.replace("    w.grad.zero_()\n    b.grad.zero_()\n", "")
     assert without_reset != solution, "the training-loop solution no longer clears gradients"
     return without_reset
