@@ -201,6 +201,18 @@ if __name__ == "__main__":
     print("w.grad =", w.grad, " (d(xw)/dw = x)")
     # --8<-- [end:one-op]
 
+    # --8<-- [start:pytorch-saves]
+    import torch
+
+    x_t = torch.tensor(2.0, requires_grad=True)
+    w_t = torch.tensor(3.0, requires_grad=True)
+    p_t = x_t * w_t
+    t_t = torch.tanh(x_t)
+    # The values each backward node keeps (PyTorch names them _saved_...).
+    print(p_t.grad_fn.name(), "keeps", p_t.grad_fn._saved_self, "and", p_t.grad_fn._saved_other)
+    print(t_t.grad_fn.name(), "keeps its result", t_t.grad_fn._saved_result)
+    # --8<-- [end:pytorch-saves]
+
     # --8<-- [start:chain-by-hand]
     x = Value(2.0)
     y = 3 * x  # y = 3x
@@ -237,8 +249,6 @@ if __name__ == "__main__":
     # --8<-- [end:order]
 
     # --8<-- [start:example-chain]
-    import torch
-
     # The tiny engine
     x = Value(2.0)
     loss = (3 * x + 4) ** 2
@@ -289,7 +299,7 @@ if __name__ == "__main__":
 
     # --8<-- [start:composites-check]
     x = Value(2.0)
-    out = ((x - 1) / x).tanh()  # sub, div, tanh: five nodes in all
+    out = ((x - 1) / x).tanh()  # sub, div, tanh: five operation nodes in all
     out.backward()
 
     x_t = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
