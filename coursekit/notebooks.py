@@ -50,6 +50,7 @@ EXERCISES = (
     "derive-a-gradient",
     "check-a-gradient",
     "network-by-hand",
+    "tiny-autograd",
 )
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")

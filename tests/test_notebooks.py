@@ -133,6 +133,8 @@ def grad_b(x, w, b, t):
 """,
     # The ReLU mask is forgotten: the gradient flows through units that were off.
     "network-by-hand": None,  # built from the solution below
+    # exp overwrites a.grad (= instead of +=): a value used twice loses a path.
+    "tiny-autograd": None,  # built from the solution below
 }
 
 
@@ -149,6 +151,10 @@ def _wrong(slug: str) -> str:
         unmasked = solution.replace("dz1 = dh * (z1 > 0)", "dz1 = dh").split("torch.testing")[0]
         assert "(z1 > 0)" not in unmasked, "the network-by-hand solution no longer masks dh"
         return unmasked
+    if slug == "tiny-autograd":
+        overwriting = solution.replace("a.grad += e * out.grad", "a.grad = e * out.grad")
+        assert overwriting != solution, "the tiny-autograd solution no longer adds into a.grad"
+        return overwriting
     without_reset = solution.replace("    w.grad.zero_()\n    b.grad.zero_()\n", "")
     assert without_reset != solution, "the training-loop solution no longer clears gradients"
     return without_reset

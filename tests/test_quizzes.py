@@ -26,12 +26,13 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 QUIZ_DIR = DOCS / "practice" / "quizzes"
 
-# Chapters 1-10 of the module, each with its own quiz page of the same name.
+# The chapters of the module, each with its own quiz page of the same name.
 CHAPTERS = (
     "training-loop",
     "chain-rule",
     "backward-and-grad",
     "several-variables",
+    "tiny-autograd",
     "gradient-accumulation",
     "retain-graph",
     "non-scalar-outputs",
