@@ -44,8 +44,8 @@ bench: $(VENV)/.test-deps  ## cold build vs. the floor, and the test-suite time
 audit: $(VENV)/.test-deps  ## Lighthouse on every page (needs Chromium and npm)
 	$(BIN)/python scripts/audit.py
 
-lint: $(VENV)/.test-deps
-	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+lint: $(VENV)/.test-deps  ## ruff lint and format check, mypy on coursekit/
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
 
 clean:
 	rm -rf site .cache

@@ -455,7 +455,7 @@ def _describe(order: list[_Node], root_name: str) -> str:
     for node in order:
         if node.leaf:
             continue
-        inputs = [c.tensor if c.leaf else c.label for c in node.children]
+        inputs = [c.tensor if c.leaf and c.tensor else c.label for c in node.children]
         verb = "feeds" if len(inputs) == 1 else "feed"
         made = f" (which gives {node.tensor})" if node.tensor else ""
         parts.append(f"{_join(inputs) or 'no input'} {verb} {node.label}{made}")

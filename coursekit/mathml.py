@@ -36,7 +36,9 @@ def to_mathml(tex: str, *, display: bool) -> str:
 
 
 class _InlineMath(InlineProcessor):
-    def handleMatch(self, m: re.Match[str], data: str) -> tuple[Any, int, int]:
+    def handleMatch(  # type: ignore[override]  # the stubs give only Pattern's signature
+        self, m: re.Match[str], data: str
+    ) -> tuple[Any, int, int]:
         placeholder = self.md.htmlStash.store(to_mathml(m["tex"], display=False))
         return placeholder, m.start(0), m.end(0)
 
