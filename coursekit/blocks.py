@@ -23,7 +23,7 @@ from typing import Any
 
 from coursekit import includes
 from coursekit.execution import DEFAULT_TIMEOUT
-from coursekit.fences import Fence, FenceError, scan
+from coursekit.fences import Fence, FenceError, executed_fences
 
 # One include line and nothing else: `--8<-- "chapters/chain_rule.py:composite"`.
 _SINGLE_INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(["'])(?P<target>[^"']+)\1\s*$""")
@@ -76,20 +76,6 @@ def _include_target(body: str) -> str | None:
     return None
 
 
-def executed(text: str, page: str, line_offset: int = 0) -> list[Fence]:
-    """The executed fences of ``text``; ``line_offset`` lines (front matter) precede it."""
-    found = [fence for fence in scan(text, page) if fence.executed]
-    for fence in found:
-        if fence.indent:
-            # pytest-markdown-docs (markdown-it) cannot see indented fences, so such a
-            # block would be built but never drift-checked. Use `///` blocks instead.
-            raise FenceError(
-                f"{page}:{fence.line + line_offset}: an executed block must start at column 0 "
-                "(put it in a `/// details` or `/// tab` block, not an indented one)"
-            )
-    return found
-
-
 def page_blocks(
     text: str,
     page: str,
@@ -104,7 +90,7 @@ def page_blocks(
     folder of ``mkdocs.yml``. Raises :class:`FenceError` or :class:`includes.IncludeError`
     (both start with file:line).
     """
-    fences = executed(text, page, line_offset)
+    fences = executed_fences(text, page, line_offset)
     blocks = []
     for number, (fence, key) in enumerate(zip(fences, block_keys(fences), strict=True), 1):
         line = fence.line + line_offset
@@ -145,4 +131,4 @@ def file_blocks(path: Path, root: Path, config_file: Path) -> list[Block]:
 def file_keys(path: Path, root: Path) -> list[str]:
     """The record keys of a Markdown file, without expanding or running anything."""
     page = path.resolve().relative_to(root.resolve()).as_posix()
-    return block_keys(executed(path.read_text(encoding="utf-8"), page))
+    return block_keys(executed_fences(path.read_text(encoding="utf-8"), page))

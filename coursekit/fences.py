@@ -82,15 +82,19 @@ def scan(text: str, path: str) -> list[Fence]:
     return fences
 
 
-def executed_fences(text: str, path: str) -> list[Fence]:
-    """The fences that run at build time, checked to be runnable by the drift check too."""
+def executed_fences(text: str, path: str, line_offset: int = 0) -> list[Fence]:
+    """The fences that run at build time, checked to be runnable by the drift check too.
+
+    ``line_offset`` lines (front matter stripped by MkDocs) precede ``text`` in the file;
+    errors name the file's own line.
+    """
     found = [f for f in scan(text, path) if f.executed]
     for fence in found:
         if fence.indent:
             # pytest-markdown-docs (markdown-it) cannot see indented fences, so such a
             # block would be built but never drift-checked. Use `///` blocks instead.
             raise FenceError(
-                f"{fence.where}: an executed block must start at column 0 "
+                f"{path}:{fence.line + line_offset}: an executed block must start at column 0 "
                 "(put it in a `/// details` or `/// tab` block, not an indented one)"
             )
     return found

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 import xml.etree.ElementTree as ET
+from functools import lru_cache
 from typing import Any
 
 from latex2mathml.converter import convert
@@ -26,6 +27,7 @@ class MathError(ValueError):
     """LaTeX that latex2mathml cannot read."""
 
 
+@lru_cache(maxsize=8192)  # pure: `mkdocs serve` rebuilds convert each formula once
 def to_mathml(tex: str, *, display: bool) -> str:
     try:
         mathml = convert(tex.strip(), display="block" if display else "inline")

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from conftest import copy_fixture_site
 
-from coursekit.blocks import block_keys, executed, file_keys
+from coursekit.blocks import block_keys, file_keys
+from coursekit.fences import executed_fences
 from coursekit.record import Record, text_view
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,10 +58,10 @@ def test_keys_are_the_id_then_the_include_region_then_the_position() -> None:
         '```python exec="on"\n--8<-- "chapters/a.py:one"\n```\n'
         '```python exec="on"\n--8<-- "chapters/a.py:two"\nprint(2)\n```\n'
     )
-    keys = block_keys(executed(page, "docs/p.md"))
+    keys = block_keys(executed_fences(page, "docs/p.md"))
     assert keys == ["chapters/a.py:one", "block-2", "named", "chapters/a.py:one#2", "block-5"]
     # Inserting a block at the top renumbers only the position-keyed ones.
-    inserted = block_keys(executed('```python exec="on"\nx = 0\n```\n' + page, "docs/p.md"))
+    inserted = block_keys(executed_fences('```python exec="on"\nx = 0\n```\n' + page, "docs/p.md"))
     assert inserted[1:] == [
         "chapters/a.py:one",
         "block-3",
