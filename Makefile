@@ -38,8 +38,8 @@ record: $(VENV)/.test-deps  ## rewrite tests/recorded_outputs.yml after reviewin
 	$(BIN)/python -m pytest docs --record-outputs -p no:randomly
 	git --no-pager diff --stat -- tests/recorded_outputs.yml
 
-bench: $(VENV)/.test-deps  ## cold build vs. the floor, and the test-suite time
-	$(BIN)/python scripts/bench.py
+bench: $(VENV)/.test-deps  ## cold build, prose- and code-edit rebuilds vs. the floor, test-suite time (ARGS=--no-tests)
+	$(BIN)/python scripts/bench.py $(ARGS)
 
 audit: $(VENV)/.test-deps  ## Lighthouse on every page (needs Chromium and npm)
 	$(BIN)/python scripts/audit.py

@@ -78,17 +78,21 @@ def page_key(blocks: Sequence[Block]) -> str:
 
 
 class ExecCache:
-    """``.cache/exec/`` of one project: ``load`` and ``store`` a page's outputs."""
+    """``.cache/exec/`` of one project: ``load`` and ``store`` a page's outputs.
+
+    ``COURSEKIT_EXEC_CACHE=off`` runs every block (tests/test_determinism.py does).
+    """
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self.enabled = os.environ.get("COURSEKIT_EXEC_CACHE", "on").lower() != "off"
 
     def _entry(self, page: str) -> Path:
         return self.folder / (page.replace("/", "__") + ".json")
 
     def load(self, blocks: Sequence[Block]) -> list[str] | None:
         """The cached outputs of these blocks, or None if there is no usable entry."""
-        if not blocks:
+        if not blocks or not self.enabled:
             return None
         entry = self._entry(blocks[0].page)
         try:
@@ -113,7 +117,7 @@ class ExecCache:
         return outputs
 
     def store(self, blocks: Sequence[Block], outputs: Sequence[str]) -> None:
-        if not blocks:
+        if not blocks or not self.enabled:
             return
         entry = self._entry(blocks[0].page)
         data = {

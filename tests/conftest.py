@@ -42,10 +42,15 @@ def copy_fixture_site(name: str, destination: Path) -> Path:
 
 
 def build_site(
-    destination: Path, config: Path = ROOT / "mkdocs.yml"
+    destination: Path, config: Path = ROOT / "mkdocs.yml", *, exec_cache: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    """`mkdocs build --strict` into ``destination``; the caller checks the result."""
+    """`mkdocs build --strict` into ``destination``; the caller checks the result.
+
+    ``exec_cache=False`` runs every block instead of reading .cache/exec/.
+    """
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    if not exec_cache:
+        env["COURSEKIT_EXEC_CACHE"] = "off"
     return subprocess.run(
         [
             sys.executable,

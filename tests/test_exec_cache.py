@@ -97,6 +97,14 @@ def test_an_unreadable_entry_is_ignored_and_rebuilt(cache: ExecCache) -> None:
     assert cache.load(BLOCKS) == ["42\n", "43\n"]
 
 
+def test_the_cache_can_be_switched_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COURSEKIT_EXEC_CACHE", "off")
+    cache = ExecCache(tmp_path / "exec")
+    cache.store(BLOCKS, ["42\n", "43\n"])
+    assert cache.load(BLOCKS) is None
+    assert not cache.folder.exists()
+
+
 def test_the_key_covers_every_option_and_the_runner() -> None:
     base = page_key(BLOCKS)
     for change in [
