@@ -38,14 +38,14 @@ record: $(VENV)/.test-deps  ## rewrite tests/recorded_outputs.yml after reviewin
 	$(BIN)/python -m pytest docs --record-outputs -p no:randomly
 	git --no-pager diff --stat -- tests/recorded_outputs.yml
 
-bench: $(VENV)/.test-deps  ## cold build vs. the floor, and the test-suite time
-	$(BIN)/python scripts/bench.py
+bench: $(VENV)/.test-deps  ## cold build, prose- and code-edit rebuilds vs. the floor, test-suite time (ARGS=--no-tests)
+	$(BIN)/python scripts/bench.py $(ARGS)
 
 audit: $(VENV)/.test-deps  ## Lighthouse on every page, served like GitHub Pages (needs Chromium, nginx, npm)
 	$(BIN)/python scripts/audit.py
 
-lint: $(VENV)/.test-deps
-	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+lint: $(VENV)/.test-deps  ## ruff lint and format check, mypy on coursekit/
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
 
 clean:
 	rm -rf site .cache

@@ -13,8 +13,9 @@ Dark mode: D2 renders its light theme plus a dark theme that it would switch on 
 Each SVG's ``<style>`` is scoped to its own ``.d2-<hash>`` class so it cannot leak
 into the page. Fonts are subsets embedded as ``data:`` URIs: no third-party request.
 
-Under pytest (``TEXT_ONLY = True``) the figures hold text instead of SVG, so the record
-of outputs stores the graph's structure, not SVG bytes.
+Figures always print their full HTML. Each holds a text version (the graph's edges,
+one per line) that the record of outputs stores instead of SVG bytes
+(``coursekit.record.text_view``).
 """
 
 from __future__ import annotations
@@ -38,9 +39,6 @@ from pymdownx.superfences import SuperFencesException
 
 if TYPE_CHECKING:
     import torch
-
-# Set by coursekit.pytest_plugin: figures hold text, and no d2 process is started.
-TEXT_ONLY: bool = False
 
 LIGHT_THEME = 0  # Neutral Default
 DARK_THEME = 200  # Dark Mauve
@@ -298,10 +296,7 @@ def d2_figure(source: str, *, alt: str, caption: str = "", where: str = "") -> s
     ``where`` ("docs/page.md:12") only improves error messages.
     """
     alt = _require_alt(alt, where, source)
-    if TEXT_ONLY:
-        body = f'<pre class="d2-source">{html.escape(source.strip())}</pre>'
-    else:
-        body = _accessible(render_svg(source, salt=_salt(source, alt, caption), where=where), alt)
+    body = _accessible(render_svg(source, salt=_salt(source, alt, caption), where=where), alt)
     return _figure(body, caption, alt=alt)
 
 
@@ -315,11 +310,6 @@ def _require_alt(alt: str | None, where: str, source: str) -> str:
 
 def _figure(body: str, caption: str, *, alt: str, extra: str = "") -> str:
     caption_html = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
-    if TEXT_ONLY:
-        return (
-            f'<figure class="d2-figure d2-text" aria-label="{html.escape(alt, quote=True)}">'
-            f"\n{body}\n{extra}{caption_html}</figure>"
-        )
     return f'<figure class="d2-figure">{body}{extra}{caption_html}</figure>'
 
 
@@ -465,7 +455,7 @@ def _describe(order: list[_Node], root_name: str) -> str:
     for node in order:
         if node.leaf:
             continue
-        inputs = [c.tensor if c.leaf else c.label for c in node.children]
+        inputs = [c.tensor if c.leaf and c.tensor else c.label for c in node.children]
         verb = "feeds" if len(inputs) == 1 else "feed"
         made = f" (which gives {node.tensor})" if node.tensor else ""
         parts.append(f"{_join(inputs) or 'no input'} {verb} {node.label}{made}")
@@ -480,11 +470,6 @@ def _describe(order: list[_Node], root_name: str) -> str:
 def _d2_text(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return f'"{escaped}"'
-
-
-def autograd_d2(root: torch.Tensor, names: dict[str, torch.Tensor]) -> str:
-    """D2 source for the grad_fn graph of ``root`` (deterministic: ids follow traversal)."""
-    return _d2_source(*_graph(root, names))
 
 
 def _d2_source(order: list[_Node], root_name: str) -> str:
@@ -531,8 +516,6 @@ def autograd_figure(
     graph = _graph(root, names)
     alt = " ".join((alt or _describe(*graph)).split())
     structure = f'<pre class="d2-structure">{html.escape(_structure(*graph))}</pre>'
-    if TEXT_ONLY:
-        return _figure(structure, caption, alt=alt)
     source = _d2_source(*graph)
     svg = _accessible(render_svg(source, salt=_salt(source, alt, caption)), alt)
     text = (

@@ -1,7 +1,7 @@
 """Run one code block the way a learner would see it.
 
-Used by the build (inside markdown-exec) and by the drift check (inside
-pytest-markdown-docs), so the two print exactly the same thing:
+Called for every block by :func:`coursekit.page_run.run_page`, which the build, the
+drift check and the benchmark all use, so the three print exactly the same thing:
 
 * ``print`` behaves like the real one (``sep``/``end``), whoever captures it;
 * Python warnings are printed where they happen, as ``UserWarning: ...``;
@@ -33,11 +33,19 @@ _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 
 
 class BlockError(Exception):
-    """A block did not behave as its page says; the message starts with file:line."""
+    """A block did not behave as its page says (the caller adds file and line)."""
 
 
 class BlockTimeout(BlockError):
-    pass
+    """The block ran longer than its time limit."""
+
+
+class ExpectedErrorMissing(BlockError):
+    """A ``raises=`` block ran without raising."""
+
+
+class RefusedOutput(BlockError):
+    """The output would differ between machines (a memory address, a local path)."""
 
 
 def _local_paths() -> list[str]:
@@ -63,7 +71,7 @@ def _make_print(write: Callable[[str], Any]) -> Callable[..., None]:
 
 
 @contextmanager
-def _time_limit(seconds: float, where: str) -> Iterator[None]:
+def _time_limit(seconds: float) -> Iterator[None]:
     # Signals only work in the main thread; `mkdocs serve` rebuilds in a worker
     # thread, where a runaway block is left to the author's Ctrl-C.
     if seconds <= 0 or threading.current_thread() is not threading.main_thread():
@@ -71,7 +79,7 @@ def _time_limit(seconds: float, where: str) -> Iterator[None]:
         return
 
     def _stop(signum: int, frame: object) -> None:
-        raise BlockTimeout(f"{where}: the block ran for more than {seconds:g} s and was stopped")
+        raise BlockTimeout(f"the block ran for more than {seconds:g} s and was stopped")
 
     previous = signal.signal(signal.SIGALRM, _stop)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -91,26 +99,23 @@ def run_block(
     namespace: dict[str, Any],
     write: Callable[[str], Any],
     *,
-    where: str,
+    filename: str,
+    first_line: int = 1,
     raises: str = "",
     timeout: float = DEFAULT_TIMEOUT,
-    first_line: int = 1,
 ) -> None:
     """Execute ``code`` in ``namespace``; everything the learner would see goes to ``write``.
 
-    ``where`` is ``"docs/page.md:LINE"``; tracebacks point into the Markdown file
-    because the code is compiled under that name, shifted to ``first_line``.
+    The code is compiled under ``filename`` (the Markdown page), shifted so that its
+    first line is ``first_line``: tracebacks then point into the page. Raises the
+    block's own exception, ``SyntaxError``, or a :class:`BlockError`.
     """
     chunks: list[str] = []
     namespace["print"] = _make_print(chunks.append)
-    filename = where.rsplit(":", 1)[0]
     source = "\n" * (first_line - 1) + code
     # Tracebacks then quote the block's own lines (includes expanded), whatever the cwd.
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    try:
-        compiled = compile(source, filename, "exec", dont_inherit=True)
-    except SyntaxError as error:
-        raise BlockError(f"{filename}:{error.lineno}: syntax error: {error.msg}") from None
+    compiled = compile(source, filename, "exec", dont_inherit=True)
 
     def _show_warning(
         message: Warning | str, category: type[Warning], *args: object, **kwargs: object
@@ -118,7 +123,7 @@ def run_block(
         chunks.append(f"{category.__name__}: {message}\n")
 
     try:
-        with warnings.catch_warnings(), _time_limit(timeout, where):
+        with warnings.catch_warnings(), _time_limit(timeout):
             warnings.simplefilter("always")
             warnings.showwarning = _show_warning
             try:
@@ -129,23 +134,23 @@ def run_block(
                 chunks.append(f"{type(error).__name__}: {error}\n")
             else:
                 if raises:
-                    raise BlockError(
-                        f"{where}: the page says this block raises {raises}, but it ran "
+                    raise ExpectedErrorMissing(
+                        f"the page says this block raises {raises}, but it ran "
                         "without an error. PyTorch's behaviour changed: update the page."
                     )
     finally:
         output = "".join(chunks)
         write(output)
-    _check_deterministic(output, where)
+    _check_deterministic(output)
 
 
-def _check_deterministic(output: str, where: str) -> None:
+def _check_deterministic(output: str) -> None:
     address = _ADDRESS.search(output)
     if address:
-        raise BlockError(
-            f"{where}: the output contains the memory address {address[0]}, which changes "
+        raise RefusedOutput(
+            f"the output contains the memory address {address[0]}, which changes "
             "on every run; print a name (e.g. type(t.grad_fn).__name__) instead"
         )
     for path in _local_paths():
         if path in output:
-            raise BlockError(f"{where}: the output contains the local path {path!r}")
+            raise RefusedOutput(f"the output contains the local path {path!r}")

@@ -82,15 +82,19 @@ def scan(text: str, path: str) -> list[Fence]:
     return fences
 
 
-def executed_fences(text: str, path: str) -> list[Fence]:
-    """The fences that run at build time, checked to be runnable by the drift check too."""
+def executed_fences(text: str, path: str, line_offset: int = 0) -> list[Fence]:
+    """The fences that run at build time, checked to be runnable by the drift check too.
+
+    ``line_offset`` lines (front matter stripped by MkDocs) precede ``text`` in the file;
+    errors name the file's own line.
+    """
     found = [f for f in scan(text, path) if f.executed]
     for fence in found:
         if fence.indent:
             # pytest-markdown-docs (markdown-it) cannot see indented fences, so such a
             # block would be built but never drift-checked. Use `///` blocks instead.
             raise FenceError(
-                f"{fence.where}: an executed block must start at column 0 "
+                f"{path}:{fence.line + line_offset}: an executed block must start at column 0 "
                 "(put it in a `/// details` or `/// tab` block, not an indented one)"
             )
     return found
@@ -100,25 +104,14 @@ def executed_fences_in_file(path: Path, root: Path) -> list[Fence]:
     return executed_fences(path.read_text(encoding="utf-8"), path.relative_to(root).as_posix())
 
 
-def session_name(page: str, fence: Fence) -> str:
-    """Sessions are process-wide in markdown-exec, so they are always scoped to the page."""
-    explicit = fence.attrs.get("session")
-    return f"{page}::{explicit}" if explicit else page
-
-
 def tag_fences(text: str, page: str, offset: int = 0) -> str:
-    """Add ``mdpage``/``mdline`` (and the page's session) to the fences we format.
+    """Add ``mdpage``/``mdline`` to the d2 fences, so that their errors name file and line.
 
-    Our fence formatters read these so that every error names the Markdown file and
-    line. ``offset`` is the number of front-matter lines MkDocs stripped from ``text``.
+    ``offset`` is the number of front-matter lines MkDocs stripped from ``text``.
+    (Executed Python fences carry a :class:`coursekit.blocks.Block` instead.)
     """
     lines = text.split("\n")
     for fence in scan(text, page):
-        extra = f' mdpage="{page}" mdline="{fence.line + offset}"'
-        if fence.executed:
-            extra += f' session="{session_name(page, fence)}"'
-        elif fence.lang != "d2":
-            continue
-        opening = re.sub(r'\s*session="[^"]*"', "", lines[fence.line - 1])
-        lines[fence.line - 1] = opening + extra
+        if fence.lang == "d2":
+            lines[fence.line - 1] += f' mdpage="{page}" mdline="{fence.line + offset}"'
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 import xml.etree.ElementTree as ET
+from functools import lru_cache
 from typing import Any
 
 from latex2mathml.converter import convert
@@ -26,6 +27,7 @@ class MathError(ValueError):
     """LaTeX that latex2mathml cannot read."""
 
 
+@lru_cache(maxsize=8192)  # pure: `mkdocs serve` rebuilds convert each formula once
 def to_mathml(tex: str, *, display: bool) -> str:
     try:
         mathml = convert(tex.strip(), display="block" if display else "inline")
@@ -36,7 +38,9 @@ def to_mathml(tex: str, *, display: bool) -> str:
 
 
 class _InlineMath(InlineProcessor):
-    def handleMatch(self, m: re.Match[str], data: str) -> tuple[Any, int, int]:
+    def handleMatch(  # type: ignore[override]  # the stubs give only Pattern's signature
+        self, m: re.Match[str], data: str
+    ) -> tuple[Any, int, int]:
         placeholder = self.md.htmlStash.store(to_mathml(m["tex"], display=False))
         return placeholder, m.start(0), m.end(0)
 

@@ -237,6 +237,7 @@ def run_check(code: str, namespace: dict[str, Any]) -> Any:
     exec(compile(tree, "<quiz check>", "exec"), namespace)
     if last is None:
         raise QuizError("a check must end with an expression whose value is compared")
+    assert isinstance(last, ast.Expr)
     return eval(compile(ast.Expression(last.value), "<quiz check>", "eval"), namespace)
 
 
@@ -532,7 +533,9 @@ def render_page(markdown_text: str, page: Any, config: Any, files: Any) -> str:
 
 def _closing_line(lines: list[str], fence: Fence) -> int:
     """0-based index of the line that closes ``fence`` (or the last line)."""
-    marker = re.match(r"\s*(`{3,}|~{3,})", lines[fence.line - 1])[1]
+    opening = re.match(r"\s*(`{3,}|~{3,})", lines[fence.line - 1])
+    assert opening is not None, "the scanner found a fence on this line"
+    marker = opening[1]
     closing = re.compile(rf"^\s*{re.escape(marker[0])}{{{len(marker)},}}\s*$")
     for index in range(fence.line, len(lines)):
         if closing.match(lines[index]):

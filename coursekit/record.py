@@ -1,21 +1,29 @@
 """The committed record of every block's expected output.
 
-One YAML file, keyed by page and block number, with the PyTorch version that
+One YAML file, keyed by page and by each block's :attr:`coursekit.blocks.Block.key`
+(its ``id=``, its include region, or ``block-N``), with the PyTorch version that
 produced it. Outputs are written as literal blocks so that ``git diff`` of the
 record reads as the drift report.
+
+An ``html="on"`` block prints a figure; the record stores its text view
+(:func:`text_view`): what a reader without the picture gets, i.e. the figure's text
+alternative or data table, not SVG bytes.
 """
 
 from __future__ import annotations
 
 import difflib
+import html
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 HEADER = """\
-# Expected output of every executed block on the site, keyed by page and block
-# number (1 = the first executed block of the page). Generated: do not edit by hand.
+# Expected output of every executed block on the site, keyed by page and block key
+# (the fence's id="...", else its include region, else block-N = the page's Nth
+# executed block). Generated: do not edit by hand.
 # After reviewing a drift diff, rewrite it with `make record`.
 """
 
@@ -36,7 +44,7 @@ _LiteralDumper.add_representer(str, _str_presenter)
 class Record:
     path: Path
     torch: str = ""
-    pages: dict[str, dict[int, str]] = field(default_factory=dict)
+    pages: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: Path) -> Record:
@@ -44,13 +52,13 @@ class Record:
             return cls(path)
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         pages = {
-            page: {int(k): str(v) for k, v in (blocks or {}).items()}
+            page: {str(k): str(v) for k, v in (blocks or {}).items()}
             for page, blocks in (data.get("pages") or {}).items()
         }
         return cls(path, str(data.get("torch", "")), pages)
 
-    def expected(self, page: str, block: int) -> str | None:
-        return self.pages.get(page, {}).get(block)
+    def expected(self, page: str, key: str) -> str | None:
+        return self.pages.get(page, {}).get(key)
 
     def save(self, pages: set[str] | None = None) -> None:
         """Write the record; with ``pages``, only those pages are replaced (others kept
@@ -60,17 +68,20 @@ class Record:
             self.pages = {**on_disk, **{p: self.pages.get(p, {}) for p in pages}}
         data = {
             "torch": self.torch,
-            "pages": {page: dict(sorted(self.pages[page].items())) for page in sorted(self.pages)},
+            # Blocks stay in page order, so the record reads like the page.
+            "pages": {page: dict(self.pages[page]) for page in sorted(self.pages)},
         }
         text = yaml.dump(
             data, Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True, width=100
         )
-        self.path.write_text(HEADER + text, encoding="utf-8")
+        partial = self.path.with_suffix(".partial")
+        partial.write_text(HEADER + text, encoding="utf-8")
+        partial.replace(self.path)  # never a half-written record
 
 
 def drift_report(
     where: str,
-    block: int,
+    key: str,
     expected: str | None,
     actual: str,
     recorded_torch: str,
@@ -78,7 +89,7 @@ def drift_report(
 ) -> str:
     if expected is None:
         return (
-            f"{where}: block {block} has no recorded output. Review the page, then "
+            f"{where}: block {key!r} has no recorded output. Review the page, then "
             "run `make record` to add it."
         )
     diff = "\n".join(
@@ -91,6 +102,29 @@ def drift_report(
         )
     )
     return (
-        f"{where}: block {block} printed something other than the page's record.\n"
+        f"{where}: block {key!r} printed something other than the page's record.\n"
         f"{diff}\nIf the new output is right, run `make record` and commit the record."
     )
+
+
+# Elements whose content is not text for a reader: drawings, styles, scripts.
+_DROP = re.compile(r"<(svg|style|script)\b.*?</\1\s*>", re.S | re.I)
+# Tags that end a line of text (blocks, rows, list items, captions, line breaks).
+_BREAK = re.compile(
+    r"<(?:br|/?(?:p|div|pre|ol|ul|li|dl|dt|dd|table|thead|tbody|tr|caption|figure|"
+    r"figcaption|details|summary|h[1-6]|section|blockquote))\b[^>]*>",
+    re.I,
+)
+_CELL = re.compile(r"<t[dh]\b[^>]*>", re.I)  # table cells: separated by spaces
+_TAG = re.compile(r"<[^>]+>")
+
+
+def text_view(markup: str) -> str:
+    """The visible text of an HTML output: no <svg>/<style>/<script>, no tags,
+    one line per block element, spaces collapsed, no blank lines."""
+    text = _DROP.sub("", markup)
+    text = _CELL.sub(" ", _BREAK.sub("\n", text))
+    text = html.unescape(_TAG.sub("", text))
+    lines = [" ".join(line.split()) for line in text.split("\n")]
+    kept = [line for line in lines if line]
+    return "\n".join(kept) + "\n" if kept else ""

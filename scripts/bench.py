@@ -1,19 +1,29 @@
-"""Benchmark (not a test): how close is the build to its floor?
+"""Benchmark (not a test): how close are the build and the authoring loop to their floor?
 
 Prints, in one run:
-  * cold build   `mkdocs build --strict` in a fresh process with no caches;
-  * rebuild      a second build in the same process, as `mkdocs serve` does;
-  * floor        one plain Python process importing torch and running every block once;
-  * ratio        cold build / floor;
-  * tests        the whole test suite (`python -m pytest`).
+  * cold build     `mkdocs build --strict` in a fresh process, no .cache/ at all;
+  * prose edit     a rebuild after one sentence changed in a page, measured the way
+                   `mkdocs serve` rebuilds (same process, config loaded again, the
+                   execution cache warm);
+  * code edit      a rebuild after one line of a snippet region changed (that page
+                   re-runs, every other page comes from the cache);
+  * floor          one plain Python process importing torch and running every block
+                   once, through the same run_page loop as the build;
+  * ratios         cold build / floor and prose edit / floor;
+  * tests          the whole test suite (`python -m pytest`), unless --no-tests.
 
-Usage: python scripts/bench.py [--skip-tests]
+Wall-clock seconds, and the CPU seconds of the measured process in brackets (on a
+busy machine the CPU time is the steadier number).
+
+Usage: python scripts/bench.py [--no-tests]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -23,76 +33,137 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+PROSE_PAGE = ROOT / "docs" / "chapters" / "chain-rule.md"
+CODE_FILE = ROOT / "snippets" / "chapters" / "chain_rule.py"
 
 FLOOR = """
-import sys, time
+import json, sys, time
 from pathlib import Path
 start = time.perf_counter()
 import torch  # noqa: F401  (the floor includes importing torch once)
-from coursekit import includes
-from coursekit.execution import run_block
-from coursekit.fences import executed_fences_in_file, session_name
+from coursekit.blocks import file_blocks
+from coursekit.page_run import run_page
 root = Path(sys.argv[1])
-options = dict(includes.snippet_options(root / "mkdocs.yml"))
-sessions, blocks = {}, 0
+blocks = 0
 for page in sorted((root / "docs").rglob("*.md")):
-    rel = page.relative_to(root).as_posix()
-    for fence in executed_fences_in_file(page, root):
-        code = includes.expand(fence.body, rel, fence.line + 1, options, root)
-        namespace = sessions.setdefault(session_name(rel, fence), {"__name__": "__floor__"})
-        run_block(code, namespace, lambda s: None, where=fence.where,
-                  raises=fence.attrs.get("raises", ""), first_line=fence.line + 1)
-        blocks += 1
-print(blocks, time.perf_counter() - start)
+    results = run_page(file_blocks(page, root, root / "mkdocs.yml"))
+    failed = [r.failure.report() for r in results if r.failure]
+    if failed:
+        sys.exit(failed[0])
+    blocks += len(results)
+print(json.dumps({"blocks": blocks, "seconds": time.perf_counter() - start}))
 """
 
+# Rebuilds as `mkdocs serve` does them: one process, on_startup("serve") once, then for
+# every change a fresh config and a full build into the same site directory.
 REBUILD = """
-import sys, time, logging
+import json, logging, resource, sys, time
+from pathlib import Path
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
-logging.disable(logging.WARNING)
-times = []
-for _ in range(2):
-    config = load_config(sys.argv[1], site_dir=sys.argv[2])
-    start = time.perf_counter()
-    build(config)
-    times.append(time.perf_counter() - start)
-print(*times)
+
+summaries = []
+class Summary(logging.Handler):
+    def emit(self, record):
+        if record.getMessage().startswith("coursekit:"):
+            summaries.append(record.getMessage())
+logging.getLogger("mkdocs").setLevel(logging.ERROR)
+logging.getLogger("mkdocs.hooks.coursekit").setLevel(logging.INFO)
+logging.getLogger("mkdocs.hooks.coursekit").addHandler(Summary())
+
+config_file, site_dir, prose_page, code_file = sys.argv[1:5]
+sentence = "\\n\\nA sentence added by the bench.\\n\\n"
+edits = {
+    "warm": None,
+    "prose": (Path(prose_page), lambda t: t.replace("\\n\\n", sentence, 1)),
+    "code": (Path(code_file), lambda t: t.replace("\\n", "\\n# a line added by the bench\\n", 2)),
+}
+started = False
+times = {}
+for name, edit in edits.items():
+    original = None
+    if edit:
+        path, change = edit
+        original = path.read_text(encoding="utf-8")
+        path.write_text(change(original), encoding="utf-8")
+    try:
+        config = load_config(config_file, site_dir=site_dir)
+        if not started:
+            config.plugins.on_startup(command="serve", dirty=False)
+            started = True
+        cpu = resource.getrusage(resource.RUSAGE_SELF)
+        start = time.perf_counter()
+        build(config)
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        times[name] = {
+            "wall": time.perf_counter() - start,
+            "cpu": after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime,
+            "summary": summaries[-1] if summaries else "",
+        }
+    finally:
+        if original is not None:
+            path.write_text(original, encoding="utf-8")
+print(json.dumps(times))
 """
 
 
-def _timed(args: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+def _timed(args: list[str], timeout: float = 3600) -> tuple[float, float, str]:
+    """Run ``args``; return wall seconds, CPU seconds of the child and its stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    result = subprocess.run(args, cwd=ROOT, env=ENV, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - start
+    result = subprocess.run(
+        args, cwd=ROOT, env=ENV, capture_output=True, text=True, check=False, timeout=timeout
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if result.returncode != 0:
         sys.exit(f"{' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return elapsed, result
+    return wall, cpu, result.stdout
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip-tests", action="store_true", help="skip timing the test suite")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--no-tests", action="store_true", help="skip timing the test suite")
     args = parser.parse_args()
-    shutil.rmtree(ROOT / ".cache", ignore_errors=True)  # cold: no diagram/notebook caches
-    with tempfile.TemporaryDirectory() as tmp:
-        cold, _ = _timed([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", tmp])
-        _, rebuilt = _timed([sys.executable, "-c", REBUILD, str(ROOT / "mkdocs.yml"), tmp])
-    first, second = map(float, rebuilt.stdout.split())
-    floor_wall, floor = _timed([sys.executable, "-c", FLOOR, str(ROOT)])
-    blocks = int(floor.stdout.split()[0])
-    rows = [
-        ("cold build (mkdocs build --strict)", f"{cold:.1f} s"),
+    rows: list[tuple[str, str]] = []
+    shutil.rmtree(ROOT / ".cache", ignore_errors=True)  # cold: no execution/diagram/notebook cache
+    with tempfile.TemporaryDirectory() as site:
+        mkdocs = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", site]
+        cold, cold_cpu, _ = _timed(mkdocs)
+        rebuild_args = [str(ROOT / "mkdocs.yml"), site, str(PROSE_PAGE), str(CODE_FILE)]
+        _, _, out = _timed([sys.executable, "-c", REBUILD, *rebuild_args])
+    rebuilds = json.loads(out)
+    floor_wall, floor_cpu, out = _timed([sys.executable, "-c", FLOOR, str(ROOT)])
+    blocks = json.loads(out)["blocks"]
+    prose, code = rebuilds["prose"], rebuilds["code"]
+    rows += [
+        ("cold build (mkdocs build --strict, no .cache)", f"{cold:6.1f} s  [{cold_cpu:.1f} s CPU]"),
         (
-            "rebuild in the same process (serve)",
-            f"{second:.1f} s  (first in-process {first:.1f} s)",
+            "prose-edit rebuild (as mkdocs serve)",
+            f"{prose['wall']:6.1f} s  [{prose['cpu']:.1f} s CPU]  {prose['summary']}",
         ),
-        (f"floor (import torch + {blocks} blocks once)", f"{floor_wall:.1f} s"),
-        ("ratio cold build / floor", f"{cold / floor_wall:.2f}"),
+        (
+            "code-edit rebuild (as mkdocs serve)",
+            f"{code['wall']:6.1f} s  [{code['cpu']:.1f} s CPU]  {code['summary']}",
+        ),
+        (
+            f"floor (import torch + {blocks} blocks, run_page)",
+            f"{floor_wall:6.1f} s  [{floor_cpu:.1f} s CPU]",
+        ),
+        (
+            "ratio cold build / floor",
+            f"{cold / floor_wall:6.2f}    [{cold_cpu / floor_cpu:.2f} CPU]",
+        ),
+        (
+            "ratio prose-edit rebuild / floor",
+            f"{prose['wall'] / floor_wall:6.2f}    [{prose['cpu'] / floor_cpu:.2f} CPU]",
+        ),
     ]
-    if not args.skip_tests:
-        tests, _ = _timed([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        rows.append(("test suite (python -m pytest)", f"{tests:.1f} s"))
+    if not args.no_tests:
+        suite = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        tests, tests_cpu, _ = _timed(suite)
+        rows.append(("test suite (python -m pytest)", f"{tests:6.1f} s  [{tests_cpu:.1f} s CPU]"))
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"{name:<{width}}  {value}")

@@ -7,6 +7,7 @@ pyproject.toml), so the same plugin also runs the small fixture sites below.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,13 +24,33 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # Fixture sites are broken on purpose; test_bad_input.py runs them in their own processes.
 collect_ignore = ["fixtures"]
+SITES = ROOT / "tests" / "fixtures" / "sites"
+
+
+def copy_fixture_site(name: str, destination: Path) -> Path:
+    """A writable copy of tests/fixtures/sites/<name> under ``destination``, for tests
+    that edit it (its shared base.yml points at this checkout's hooks)."""
+    shutil.copy2(SITES / "pytest.ini", destination / "pytest.ini")
+    base = (SITES / "base.yml").read_text(encoding="utf-8")
+    hooks = (ROOT / "coursekit" / "mkdocs_hooks.py").as_posix()
+    (destination / "base.yml").write_text(
+        base.replace("../../../../coursekit/mkdocs_hooks.py", hooks), encoding="utf-8"
+    )
+    site = destination / name
+    shutil.copytree(SITES / name, site, ignore=shutil.ignore_patterns(".cache"))
+    return site
 
 
 def build_site(
-    destination: Path, config: Path = ROOT / "mkdocs.yml"
+    destination: Path, config: Path = ROOT / "mkdocs.yml", *, exec_cache: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    """`mkdocs build --strict` into ``destination``; the caller checks the result."""
+    """`mkdocs build --strict` into ``destination``; the caller checks the result.
+
+    ``exec_cache=False`` runs every block instead of reading .cache/exec/.
+    """
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    if not exec_cache:
+        env["COURSEKIT_EXEC_CACHE"] = "off"
     return subprocess.run(
         [
             sys.executable,

@@ -1,7 +1,7 @@
 """Diagrams (coursekit/diagrams.py): valid, accessible, deterministic SVG, and loud errors.
 
-The drift-check plugin sets ``diagrams.TEXT_ONLY = True`` for the whole pytest run; the
-``svg`` fixture turns real rendering back on, with empty caches so d2 really runs.
+Figures always render their SVG (the record stores their text view). The ``svg``
+fixture empties the render caches so that d2 really runs.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ RICH_SOURCE = (
 
 @pytest.fixture
 def svg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    monkeypatch.setattr(diagrams, "TEXT_ONLY", False)
     monkeypatch.setattr(diagrams, "CACHE_DIR", tmp_path / "d2")
     monkeypatch.setattr(diagrams, "_memory", {})
     yield
@@ -320,18 +319,13 @@ def test_autograd_figure_is_deterministic(
     assert autograd_figure(*_linear(), caption="c") == first
 
 
-def test_text_mode_records_the_structure_without_running_d2(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(diagrams, "TEXT_ONLY", True)
+def test_the_record_stores_the_figures_text_version(svg: None) -> None:
+    from coursekit.record import text_view
 
-    def no_d2(*args: object, **kwargs: object) -> None:
-        raise AssertionError("d2 ran in text mode")
-
-    monkeypatch.setattr(diagrams, "_run_d2", no_d2)
     loss, names = _composite()
     figure = autograd_figure(loss, names, caption="c", alt="The chain x to loss")
-    assert autograd_structure(loss, names).replace(">", "&gt;") in figure
-    assert 'aria-label="The chain x to loss"' in figure
-    assert "<svg" not in figure
-    assert "x -&gt; u" in d2_figure(SOURCE, alt="a")
+    assert "<svg" in figure
+    text = text_view(figure)
+    assert autograd_structure(loss, names) in text
+    assert "<" not in text
+    assert "d2-" not in text

@@ -1,4 +1,4 @@
-"""The code is ruff clean (lint and format)."""
+"""The code is ruff clean (lint and format) and mypy clean (coursekit/, typed hooks)."""
 
 from __future__ import annotations
 
@@ -22,4 +22,12 @@ def test_ruff_check() -> None:
 
 def test_ruff_format() -> None:
     result = _ruff("format", "--check", ".")
+    assert result.returncode == 0, result.stdout
+
+
+def test_mypy() -> None:
+    # Settings and the checked folder are in pyproject.toml ([tool.mypy]).
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stdout

@@ -1,44 +1,121 @@
-"""The record of outputs covers exactly the blocks that exist: nothing missing, nothing stale."""
+"""The record of outputs: exactly the blocks that exist, keyed so edits do not renumber
+them, and never damaged by a record run that meets a failure."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
-from coursekit.fences import executed_fences_in_file
-from coursekit.record import Record
+from conftest import copy_fixture_site
+
+from coursekit.blocks import block_keys, file_keys
+from coursekit.fences import executed_fences
+from coursekit.record import Record, text_view
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = Record.load(ROOT / "tests" / "recorded_outputs.yml")
 
 
-def _executed_blocks() -> dict[str, int]:
-    counts = {}
+def _executed_blocks() -> dict[str, list[str]]:
+    keys = {}
     for page in sorted((ROOT / "docs").rglob("*.md")):
-        fences = executed_fences_in_file(page, ROOT)
-        if fences:
-            counts[page.relative_to(ROOT).as_posix()] = len(fences)
-    return counts
+        found = file_keys(page, ROOT)
+        if found:
+            keys[page.relative_to(ROOT).as_posix()] = found
+    return keys
 
 
 def test_every_recorded_page_still_exists_with_the_same_blocks() -> None:
     blocks = _executed_blocks()
     stale = {
-        page: sorted(set(recorded) - set(range(1, blocks.get(page, 0) + 1)))
+        page: sorted(set(recorded) - set(blocks.get(page, [])))
         for page, recorded in RECORD.pages.items()
     }
-    stale = {page: numbers for page, numbers in stale.items() if numbers}
+    stale = {page: keys for page, keys in stale.items() if keys}
     assert not stale, f"recorded blocks that no longer exist (run `make record`): {stale}"
 
 
 def test_every_executed_block_has_a_recorded_output() -> None:
     missing = [
-        f"{page} block {n}"
-        for page, count in _executed_blocks().items()
-        for n in range(1, count + 1)
-        if RECORD.expected(page, n) is None
+        f"{page} block {key!r}"
+        for page, keys in _executed_blocks().items()
+        for key in keys
+        if RECORD.expected(page, key) is None
     ]
     assert not missing, f"blocks without a recorded output (run `make record`): {missing}"
 
 
 def test_the_record_names_the_pytorch_that_produced_it() -> None:
     assert RECORD.torch, "the record must say which PyTorch version produced it"
+
+
+def test_keys_are_the_id_then_the_include_region_then_the_position() -> None:
+    page = (
+        '```python exec="on"\n--8<-- "chapters/a.py:one"\n```\n'
+        '```python exec="on"\nprint(1)\n```\n'
+        '```python exec="on" id="named"\n--8<-- "chapters/a.py:two"\n```\n'
+        '```python exec="on"\n--8<-- "chapters/a.py:one"\n```\n'
+        '```python exec="on"\n--8<-- "chapters/a.py:two"\nprint(2)\n```\n'
+    )
+    keys = block_keys(executed_fences(page, "docs/p.md"))
+    assert keys == ["chapters/a.py:one", "block-2", "named", "chapters/a.py:one#2", "block-5"]
+    # Inserting a block at the top renumbers only the position-keyed ones.
+    inserted = block_keys(executed_fences('```python exec="on"\nx = 0\n```\n' + page, "docs/p.md"))
+    assert inserted[1:] == [
+        "chapters/a.py:one",
+        "block-3",
+        "named",
+        "chapters/a.py:one#2",
+        "block-6",
+    ]
+
+
+def test_a_figure_is_recorded_by_its_text() -> None:
+    figure = (
+        '<figure class="d2-figure"><svg role="img" aria-label="x"><style>.a{}</style>'
+        "<text>drawn</text></svg><script>alert(1)</script>"
+        "<details><summary>Text version</summary><ol><li>Step 1:  x &amp; y</li>"
+        "<li>Step 2</li></ol><table><tr><th>x</th><th>y</th></tr><tr><td>1</td><td>2</td>"
+        "</tr></table></details><figcaption>A caption</figcaption></figure>"
+    )
+    assert text_view(figure) == "Text version\nStep 1: x & y\nStep 2\nx y\n1 2\nA caption\n"
+
+
+def test_a_record_run_that_meets_a_failure_leaves_the_record_untouched(tmp_path: Path) -> None:
+    site = copy_fixture_site("healthy", tmp_path)
+    record = site / "record.yml"
+    before = record.read_bytes()
+    snippet = site / "snippets" / "example.py"
+    snippet.write_text(
+        snippet.read_text().replace('print("hello', 'raise RuntimeError("broken")\nprint("hello')
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-c",
+            str(tmp_path / "pytest.ini"),
+            "--rootdir",
+            str(site),
+            "--outputs-record",
+            str(record),
+            "--mkdocs-config",
+            "mkdocs.yml",
+            "--record-outputs",
+            "-p",
+            "no:randomly",
+            str(site / "docs"),
+        ],
+        cwd=site,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode != 0, result.stdout
+    # The include's first line: the included region is compiled in its place.
+    assert "docs/index.md:4: RuntimeError: broken" in result.stdout
+    assert record.read_bytes() == before, "a failing record run changed the record"
+    assert "record.yml left untouched" in result.stdout
