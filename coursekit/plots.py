@@ -237,10 +237,8 @@ def _postprocess(svg: str) -> str:
     for i, (placeholder, light) in enumerate(zip(_SERIES, LIGHT, strict=True), start=1):
         svg = svg.replace(placeholder, f"var(--plot-{i}, {light})")
     svg = _own_ids(svg)
-    # SVG 2 href: no xlink namespace needed.
-    svg = svg.replace("xlink:href=", "href=").replace(
-        ' xmlns:xlink="http://www.w3.org/1999/xlink"', ""
-    )
+    # xlink:href stays: Material's instant navigation rewrites every element with a plain
+    # href attribute, and a <use> element's href cannot be set (an uncaught TypeError).
     # Natural size from the viewBox; plots.css scales it to the column width.
     box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
     if not box:
