@@ -213,6 +213,12 @@ def _postprocess(svg: str) -> str:
     """Colours to CSS, ids unique to this plot, coordinates shortened, junk removed."""
     svg = svg[svg.index("<svg ") :]  # drop the XML prolog and DOCTYPE
     svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
+    # matplotlib's <style> says "*{stroke-linejoin: round}": inline, it would style the
+    # whole page. The same default, inherited, from the root element instead.
+    svg, found = re.subn(r"<defs>\s*<style[^>]*>[^<]*</style>\s*</defs>", "", svg, count=1)
+    if not found:
+        raise PlotError("unexpected SVG from matplotlib (no <style>)")
+    svg = svg.replace("<svg ", '<svg stroke-linejoin="round" ', 1)
     svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)
     svg = re.sub(r">\s+<", "><", svg).strip()
     # Two decimals of an SVG unit is far below a pixel; the bytes drop by about a third.
@@ -237,6 +243,7 @@ def _postprocess(svg: str) -> str:
     for i, (placeholder, light) in enumerate(zip(_SERIES, LIGHT, strict=True), start=1):
         svg = svg.replace(placeholder, f"var(--plot-{i}, {light})")
     svg = _own_ids(svg)
+    svg = _unwrap_groups(svg)
     # xlink:href stays: Material's instant navigation rewrites every element with a plain
     # href attribute, and a <use> element's href cannot be set (an uncaught TypeError).
     # Natural size from the viewBox; plots.css scales it to the column width.
@@ -331,17 +338,51 @@ def _round(match: re.Match[str]) -> str:
 
 
 def _own_ids(svg: str) -> str:
-    """Drop ids nothing refers to; give the others a prefix unique to this SVG.
+    """Drop ids nothing refers to; rename the others to short ids unique to this SVG.
 
     Glyph and marker definitions repeat in every plot (``DejaVuSans-30``); without a
-    prefix, two plots on one page would share ids, which HTML forbids.
+    prefix of its own, two plots on one page would share ids, which HTML forbids. The
+    prefix is a hash of the SVG, so it is the same in every build.
     """
     referenced = set(re.findall(r'(?:href="#|url\(#)([^")]+)', svg))
     svg = re.sub(r' id="([^"]+)"', lambda m: m[0] if m[1] in referenced else "", svg)
-    prefix = "p" + hashlib.sha256(svg.encode()).hexdigest()[:8] + "-"
-    svg = re.sub(r' id="([^"]+)"', rf' id="{prefix}\1"', svg)
-    svg = re.sub(r'href="#([^"]+)"', rf'href="#{prefix}\1"', svg)
-    return re.sub(r"url\(#([^)]+)\)", rf"url(#{prefix}\1)", svg)
+    prefix = "p" + hashlib.sha256(svg.encode()).hexdigest()[:8]
+    names: dict[str, str] = {}
+    for old in re.findall(r' id="([^"]+)"', svg):
+        names[old] = f"{prefix}{_base36(len(names))}"
+    svg = re.sub(r' id="([^"]+)"', lambda m: f' id="{names[m[1]]}"', svg)
+    svg = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{names[m[1]]}"', svg)
+    return re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{names[m[1]]})", svg)
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = digits[number % 36]
+    while number >= 36:
+        number //= 36
+        text = digits[number % 36] + text
+    return text
+
+
+def _unwrap_groups(svg: str) -> str:
+    """Remove <g> elements without attributes (matplotlib nests many): same drawing."""
+    ET.register_namespace("", "http://www.w3.org/2000/svg")
+    ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
+    root = ET.fromstring(svg)
+    group = "{http://www.w3.org/2000/svg}g"
+
+    def flatten(parent: ET.Element) -> None:
+        children: list[ET.Element] = []
+        for child in parent:
+            flatten(child)
+            if child.tag == group and not child.attrib:
+                children.extend(child)
+            else:
+                children.append(child)
+        parent[:] = children
+
+    flatten(root)
+    return ET.tostring(root, encoding="unicode", short_empty_elements=True).replace(" />", "/>")
 
 
 # ---------------------------------------------------------------------------

@@ -243,9 +243,10 @@ def test_ids_are_unique_to_each_plot_and_every_reference_resolves() -> None:
     assert not found[0] & found[1], "two plots on one page would share ids"
 
 
-def test_no_external_resource_or_script() -> None:
+def test_no_external_resource_script_or_page_wide_style() -> None:
     svg = tangent()
     assert "<script" not in svg and "@import" not in svg
+    assert "<style" not in svg  # an inline SVG's <style> would apply to the whole page
     assert set(re.findall(r"https?://[^\"' ]+", svg)) == {
         "http://www.w3.org/2000/svg",
         "http://www.w3.org/1999/xlink",
@@ -256,7 +257,7 @@ def test_svg_stays_small() -> None:
     """Text as paths costs bytes; the thinning (2 decimals, compact glyphs) keeps it so."""
     svg = tangent()
     svg = svg[svg.index("<svg") : svg.index("</svg>")]
-    assert len(svg) < 20_000, len(svg)
+    assert len(svg) < 12_000, len(svg)
 
 
 def test_glyph_paths_are_compacted_without_drift() -> None:
@@ -266,3 +267,23 @@ def test_glyph_paths_are_compacted_without_drift() -> None:
     numbers = [float(n) for n in re.findall(r"-?(?:\d+\.?\d*|\.\d+)", compact)]
     x, y = sum(numbers[0::2]), sum(numbers[1::2])  # the start, then relative steps
     assert (x, y) == pytest.approx(((1000 + 7 * 199) / 64, (2000 - 3 * 199) / 64), abs=0.051)
+
+
+def test_a_logarithmic_axis_for_values_over_many_orders() -> None:
+    """For e.g. per-layer gradient norms (sigmoid vs ReLU): y_log=True, integer layers."""
+    layers = list(range(1, 9))
+    figure = plots.line_plot(
+        [
+            Series("sigmoid", layers, [0.25**k for k in range(8, 0, -1)], style="line+markers"),
+            Series("ReLU", layers, [0.5] * 8, style="dashed"),
+        ],
+        x_label="layer",
+        y_label="gradient norm",
+        x_integer=True,
+        y_log=True,
+        alt="Gradient norms per layer.",
+        caption="Log scale.",
+    )
+    assert parse(figure).find(f"{SVG}svg") is not None
+    (table,) = _tables(figure)
+    assert table[1] == ["1", "1.52588e-05", "0.5"]
