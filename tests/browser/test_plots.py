@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 # Each page with plots, and how many it has.
 PLOTS = {
+    "chapters/training-loop/": 1,
     "chapters/chain-rule/": 1,
     "chapters/gradient-accumulation/": 2,
     "chapters/gradients-to-training/": 1,

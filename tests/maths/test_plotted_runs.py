@@ -42,3 +42,23 @@ def test_sum_gradient_is_n_times_the_mean_gradient(w_value: float, inputs: np.nd
     by_hand = 2 * (w_value - 3) * float((data**2).mean())  # -4·mean(x²) at w = 1
     assert np.isclose(grads["mean"], by_hand, rtol=RTOL, atol=ATOL)
     assert np.isclose(grads["sum"], len(inputs) * grads["mean"], rtol=RTOL, atol=ATOL)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_the_loss_against_the_bias_is_lowest_half_a_gradient_away(seed: int) -> None:
+    """training-loop.md: L(b + h) = L(b) + g·h + h², lowest at h = -g/2, by g²/4."""
+    generator = torch.Generator().manual_seed(seed)
+    inputs = torch.randn(4, 10, generator=generator, dtype=torch.float64)
+    targets = torch.randn(4, 1, generator=generator, dtype=torch.float64)
+    weight = torch.randn(1, 10, generator=generator, dtype=torch.float64)
+    bias = torch.randn(1, generator=generator, dtype=torch.float64, requires_grad=True)
+
+    def loss_at(shift: float) -> float:
+        return (((inputs @ weight.T + bias + shift) - targets) ** 2).mean().item()
+
+    ((inputs @ weight.T + bias - targets) ** 2).mean().backward()
+    g = bias.grad.item()
+    for h in (-1.0, 0.3, 1.0):
+        assert np.isclose(loss_at(h), loss_at(0) + g * h + h**2, rtol=RTOL, atol=ATOL)
+    assert np.isclose(loss_at(-g / 2), loss_at(0) - g**2 / 4, rtol=RTOL, atol=ATOL)
