@@ -29,6 +29,25 @@ for value in [-2.0, -1.0, 0.0, 0.5, 3.0]:
     print(f"x = {value:5}: autograd {x.grad.item():7}, formula {dy_dx(value):7}")
 # --8<-- [end:many-points]
 
+# --8<-- [start:tangent]
+x = torch.tensor(2.0, requires_grad=True)
+y = (3 * x + 4) ** 2
+y.backward()
+slope = x.grad.item()  # dy/dx at x = 2: how steep the curve is there
+
+# The curve for 0 <= x <= 4, and the straight line through (2, y) with that slope.
+xs = torch.linspace(0, 4, 17)
+curve = (3 * xs + 4) ** 2
+tangent_xs = torch.tensor([1.0, 3.0])
+tangent = y.item() + slope * (tangent_xs - 2)
+
+print(f"at x = 2: y = {y.item()}, slope from x.grad = {slope}")
+for value in [1.0, 1.5, 2.5, 3.0]:
+    on_curve = (3 * value + 4) ** 2
+    on_line = y.item() + slope * (value - 2)
+    print(f"x = {value}: curve {on_curve:6}, tangent {on_line:6}, gap {on_curve - on_line}")
+# --8<-- [end:tangent]
+
 # --8<-- [start:graph]
 x = torch.tensor(2.0, requires_grad=True)
 y = x * 3

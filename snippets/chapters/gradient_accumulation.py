@@ -103,6 +103,37 @@ print("cleared each step:", train(clear_gradients=True))
 print("never cleared:    ", train(clear_gradients=False))
 # --8<-- [end:forgetting]
 
+
+# --8<-- [start:history]
+def history(clear_gradients: bool, steps: int = 20) -> tuple[list[float], list[float]]:
+    """The same run as train(), keeping the loss and the weight's .grad at every step."""
+    torch.manual_seed(0)
+    model = nn.Linear(1, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    losses, weight_grads = [], []
+    for _ in range(steps):
+        if clear_gradients:
+            optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(features), labels)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+        weight_grads.append(model.weight.grad.item())  # what step() just used
+    return losses, weight_grads
+
+
+steps = list(range(1, 21))
+cleared_losses, cleared_grads = history(clear_gradients=True)
+kept_losses, kept_grads = history(clear_gradients=False)
+
+print("weight.grad, steps 1-5, cleared:      ", [round(g, 2) for g in cleared_grads[:5]])
+print("weight.grad, steps 1-5, never cleared:", [round(g, 2) for g in kept_grads[:5]])
+lowest = min(kept_losses)
+print(f"never cleared: lowest loss {lowest:.4f} at step {kept_losses.index(lowest) + 1}")
+print(f"never cleared: loss at step 20 {kept_losses[-1]:.4f}")
+print(f"cleared:       loss at step 20 {cleared_losses[-1]:.4f}")
+# --8<-- [end:history]
+
 # --8<-- [start:zero_grad]
 torch.manual_seed(0)
 model = nn.Linear(1, 1)

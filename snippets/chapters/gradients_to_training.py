@@ -155,6 +155,18 @@ if __name__ == "__main__":
     print("same losses, w and b:", same)
     # --8<-- [end:run-with-sgd]
 
+    # --8<-- [start:compare-losses]
+    steps = list(range(1, 11))
+    losses_by_hand = [loss_value for loss_value, _, _ in by_hand]
+    losses_with_sgd = [loss_value for loss_value, _, _ in with_sgd]
+    gaps = [abs(a - b) for a, b in zip(losses_by_hand, losses_with_sgd, strict=True)]
+    ratios = [losses_by_hand[k + 1] / losses_by_hand[k] for k in range(len(steps) - 1)]
+
+    print("largest gap between the two loss curves:", max(gaps))
+    print("each loss / the one before:", sorted({round(r, 4) for r in ratios}))
+    print(f"loss at step 10: {losses_by_hand[-1]:.4f}, and 64 * 0.81**9 = {64 * 0.81**9:.4f}")
+    # --8<-- [end:compare-losses]
+
     # --8<-- [start:parameter-count]
     torch.manual_seed(0)
     # A small image classifier: 28x28 = 784 pixels in, 10 class scores out.

@@ -97,6 +97,31 @@ y.backward()
 print(x.grad)
 # --8<-- [end:mean]
 
+# --8<-- [start:sum-vs-mean]
+torch.manual_seed(0)
+data = torch.randn(64)  # 64 made-up inputs
+answers = 3 * data  # the right weight is 3
+
+
+def weight_grad(reduce: str, n: int) -> float:
+    """w.grad at w = 1 for the squared errors of the first n examples, summed or averaged."""
+    w = torch.tensor(1.0, requires_grad=True)
+    squared_errors = (w * data[:n] - answers[:n]) ** 2
+    loss = squared_errors.sum() if reduce == "sum" else squared_errors.mean()
+    loss.backward()
+    return w.grad.item()
+
+
+batch_sizes = list(range(4, 65, 4))
+sum_grads = [weight_grad("sum", n) for n in batch_sizes]
+mean_grads = [weight_grad("mean", n) for n in batch_sizes]
+
+for n, g_sum, g_mean in zip(batch_sizes, sum_grads, mean_grads, strict=True):
+    if n in (4, 16, 64):
+        print(f"n = {n:2}: sum {g_sum:9.4f}, mean {g_mean:7.4f}, sum / mean {g_sum / g_mean:.4f}")
+print(f"mean() for every n from 4 to 64: between {min(mean_grads):.2f} and {max(mean_grads):.2f}")
+# --8<-- [end:sum-vs-mean]
+
 # --8<-- [start:worked-practice]
 x = torch.tensor([2.0, 4.0, 6.0, 8.0], requires_grad=True)
 y = (x**2).mean()

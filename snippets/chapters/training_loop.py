@@ -53,6 +53,26 @@ print(f"predicted change: {model.bias.grad.item() * nudge:.6f}")
 print(f"actual change:    {nudged_loss.item() - loss.item():.6f}")
 # --8<-- [end:sensitivity]
 
+# --8<-- [start:loss-against-bias]
+# The loss for other values of the bias, everything else unchanged.
+shifts = torch.linspace(-1, 1, 21)
+bias_losses = []
+with torch.no_grad():  # only looking: these forward passes need no graph
+    for h in shifts:
+        shifted_prediction = inputs @ model.weight.T + (model.bias + h)
+        bias_losses.append(((shifted_prediction - targets) ** 2).mean().item())
+bias_now, slope = model.bias.item(), model.bias.grad.item()
+biases = (bias_now + shifts).tolist()
+# The straight line through (bias, loss) whose slope is bias.grad, one unit either side.
+line_biases = [bias_now - 1, bias_now + 1]
+line_losses = [loss.item() - slope, loss.item() + slope]
+
+print(f"bias {bias_now:.4f}, loss {loss.item():.4f}, bias.grad {slope:.4f}")
+print(f"one unit to the left:  loss {bias_losses[0]:.4f}, line {line_losses[0]:.4f}")
+print(f"one unit to the right: loss {bias_losses[-1]:.4f}, line {line_losses[1]:.4f}")
+print(f"the curve is lowest at a shift of -bias.grad / 2 = {-slope / 2:.4f}")
+# --8<-- [end:loss-against-bias]
+
 # --8<-- [start:loop]
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
