@@ -160,7 +160,12 @@ print("a.grad:", a.grad)
 a.grad = None
 distance = torch.linalg.vector_norm(a - b)  # defines the gradient at 0 as 0
 distance.backward()
-print("a.grad:", a.grad)
+print("a.grad with vector_norm:      ", a.grad)
+
+a.grad = None
+distance = torch.sqrt((a - b).pow(2).sum() + 1e-12)  # the slope at 0 is now finite
+distance.backward()
+print("a.grad with sqrt(... + 1e-12):", a.grad)
 # --8<-- [end:nan-fix]
 
 # --8<-- [start:inplace-saved]
@@ -179,7 +184,8 @@ s = torch.sigmoid(x)
 doubled = s * 2  # a new tensor; the saved s is left alone
 doubled.sum().backward()
 print("x.grad:", x.grad)
-print("by hand, 2 s (1 - s):", (2 * s * (1 - s)).detach())
+with torch.no_grad():  # a plain value to compare with, not part of the graph
+    print("by hand, 2 s (1 - s):", 2 * s * (1 - s))
 # --8<-- [end:inplace-out-of-place]
 
 # --8<-- [start:inplace-clone]

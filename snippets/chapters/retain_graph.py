@@ -13,6 +13,12 @@ y.backward()  # uses the saved x, then releases it
 print("x.grad =", x.grad)
 # --8<-- [end:first_backward]
 
+# --8<-- [start:new_forward]
+y = x**2  # a new forward pass records a new graph
+y.backward()
+print("x.grad =", x.grad)  # 4 + 4: .grad accumulates (chapter 5)
+# --8<-- [end:new_forward]
+
 # --8<-- [start:nothing_saved]
 a = torch.tensor(2.0, requires_grad=True)
 b = a + 1  # AddBackward0: the derivative is 1, no tensor saved
@@ -26,12 +32,6 @@ total.backward()
 total.backward()
 print("v.sum(), two backward() calls: v.grad =", v.grad)  # 1 + 1 per element
 # --8<-- [end:nothing_saved]
-
-# --8<-- [start:new_forward]
-y = x**2  # a new forward pass records a new graph
-y.backward()
-print("x.grad =", x.grad)  # 4 + 4: .grad accumulates (chapter 5)
-# --8<-- [end:new_forward]
 
 # --8<-- [start:retain]
 x = torch.tensor(2.0, requires_grad=True)
@@ -89,13 +89,19 @@ batch = torch.randn(512, 256)
 
 # A hook sees every tensor the graph saves. Count only what the forward pass created:
 # the weights and the batch are held by our own variables, graph or no graph.
-held_anyway = {t.untyped_storage().data_ptr() for t in [*model.parameters(), batch]}
+held_anyway = {
+    t.untyped_storage().data_ptr(): name
+    for name, t in [*model.named_parameters(), ("batch", batch)]
+}
 kept: dict[int, int] = {}
+saved_but_held: set[str] = set()
 
 
 def count(tensor: torch.Tensor) -> torch.Tensor:
     storage = tensor.untyped_storage()
-    if storage.data_ptr() not in held_anyway:
+    if storage.data_ptr() in held_anyway:
+        saved_but_held.add(held_anyway[storage.data_ptr()])
+    else:
         kept[storage.data_ptr()] = storage.nbytes()
     return tensor
 
@@ -103,5 +109,6 @@ def count(tensor: torch.Tensor) -> torch.Tensor:
 with torch.autograd.graph.saved_tensors_hooks(count, lambda tensor: tensor):
     loss = model(batch).pow(2).mean()
 
+print("saved, but held by our variables anyway:", sorted(saved_but_held))
 print(f"tensors saved for backward: {len(kept)}, {sum(kept.values()) / 2**20:.1f} MiB")
 # --8<-- [end:memory]

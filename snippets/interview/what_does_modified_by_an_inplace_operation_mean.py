@@ -18,7 +18,8 @@ e = torch.exp(x)
 shifted = e + 1  # out of place: a new tensor, the saved e is untouched
 shifted.sum().backward()
 print("x.grad:", x.grad)  # e^x
-print("e^x:   ", torch.exp(x.detach()))
+with torch.no_grad():  # a plain value to compare with, not part of the graph
+    print("e^x:   ", torch.exp(x))
 # --8<-- [end:fixed]
 
 # --8<-- [start:clone]
@@ -33,6 +34,8 @@ print("x.grad:", x.grad)
 # --8<-- [start:not-saved]
 x = torch.tensor([0.0, 1.0], requires_grad=True)
 y = x * 2  # multiplying by a number: MulBackward0 needs only the 2, not x
+print("saved by", y.grad_fn.name(), "->", y.grad_fn._saved_other)
+print("and x saved?", y.grad_fn._saved_self is not None)
 y += 1  # in place, but nothing saved y
 y.sum().backward()
 print("x.grad:", x.grad)  # d/dx (2x + 1) = 2

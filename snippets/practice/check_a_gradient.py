@@ -52,9 +52,10 @@ f(x).backward()
 from_autograd = x.grad
 estimate = central_difference(f, x.detach(), h)
 
-print("autograd:          ", from_autograd)
-print("central difference:", estimate)
-print("difference:        ", (estimate - from_autograd).item())
+# Ten decimals show how far the two agree.
+print(f"autograd:           {from_autograd.item():.10f}")
+print(f"central difference: {estimate.item():.10f}")
+print(f"difference:         {(estimate - from_autograd).item():.1e}")
 # --8<-- [end:solution]
 
 # --8<-- [start:check]
