@@ -12,16 +12,20 @@ figure shows:
 * the graph: walked from ``root.grad_fn`` through ``next_functions``; each leaf enters
   through its ``AccumulateGrad`` node;
 * the forward values: the named tensors (every node's output must have a name);
-* the saved values: the node's own ``_saved_*`` attributes;
+* the saved values: the node's own ``_saved_*`` attributes (an ``alpha`` of 1, the
+  default of ``+`` and ``-``, is left out);
 * the local derivatives: each node's backward formula called with a gradient of 1
-  (``node(torch.ones_like(out))``), exactly what the chain-rule chapter does by hand;
+  (``node(torch.ones_like(out))``, ``out`` the tensor the node made), exactly what the
+  chain-rule chapter does by hand;
 * the gradient arriving at each node and the ones it passes on: ``register_prehook`` and
   ``register_hook`` on every node, in the order the engine runs them;
 * each leaf's ``.grad``: a post-accumulate-grad hook, and ``.grad`` after the pass.
 
 The capture leaves the tensors as it found them: the graph is kept
 (``retain_graph=True``), and every ``.grad`` is put back, so the page's own
-``backward()`` afterwards behaves as if the figure were not there.
+``backward()`` afterwards behaves as if the figure were not there. Its own backward
+pass would also run any hook the page put on a tensor, so a graph whose named tensors
+carry hooks is refused (draw the figure before registering them).
 
 The step-through script and stylesheet are added to a page that holds a figure by
 ``coursekit/backprop_steps_hook.py``.
@@ -31,18 +35,22 @@ from __future__ import annotations
 
 import hashlib
 import html
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from torch.autograd.graph import Node as GradFn
 
 FIGURE_CLASS = "backprop-steps"
 
-# Drawing sizes in px.
-NODE_W = 164
+# Drawing sizes in px, in the SVG's own units (its text is 13 px). Small enough that the
+# widest figure (two branches, three leaves) fits a phone's column (about 332 px at a
+# width of 390 px) without scaling its text below 12 px.
+NODE_W = 128
 NODE_H = 62
-GAP_X = 28
-GAP_Y = 54
+GAP_X = 14
+GAP_Y = 40
 PAD = 6
 
 
@@ -57,6 +65,8 @@ class Edge:
 
 @dataclass
 class Node:
+    """One grad_fn node as the figure shows it: what it made, and what it did backwards."""
+
     index: int
     kind: str  # PyTorch's class name, e.g. MulBackward0
     label: str  # kind, numbered when it occurs more than once
@@ -98,7 +108,7 @@ def number(value: float) -> str:
 # Capture
 
 
-def _walk(root: torch.Tensor) -> list[Any]:
+def _walk(root: torch.Tensor) -> list[GradFn]:
     """The grad_fn nodes in forward order (depth-first post-order from the root)."""
     start = getattr(root, "grad_fn", None)
     if start is None:
@@ -107,8 +117,8 @@ def _walk(root: torch.Tensor) -> list[Any]:
             "computed from requires grad)"
         )
     seen: set[int] = set()
-    order: list[Any] = []
-    stack: list[tuple[Any, bool]] = [(start, False)]
+    order: list[GradFn] = []
+    stack: list[tuple[GradFn, bool]] = [(start, False)]
     while stack:
         fn, expanded = stack.pop()
         if expanded:
@@ -132,8 +142,9 @@ def _scalar(tensor: torch.Tensor, what: str) -> float:
     return float(tensor.detach().item())
 
 
-def _saved(fn: Any) -> list[tuple[str, str]]:
-    """The values a node saved in the forward pass (tensors and numbers only)."""
+def _saved(fn: GradFn) -> list[tuple[str, str]]:
+    """The values a node saved in the forward pass (tensors and numbers only; an alpha
+    of 1, what ``a + b`` and ``a - b`` save, says nothing and is left out)."""
     found = []
     # PyTorch names a node's inputs self and other: those first, in that order.
     first = {"_saved_self": 0, "_saved_other": 1}
@@ -154,6 +165,8 @@ def _saved(fn: Any) -> list[tuple[str, str]]:
         elif isinstance(value, bool):
             found.append((name, str(value)))
         elif isinstance(value, int | float):
+            if name == "alpha" and value == 1:
+                continue
             found.append((name, number(float(value))))
     return found
 
@@ -165,6 +178,16 @@ def capture(root: torch.Tensor, names: dict[str, torch.Tensor]) -> Capture:
     result and the root (matched by identity). Only scalar graphs are supported.
     """
     fns = _walk(root)
+    hooked = sorted(
+        name
+        for name, t in names.items()
+        if t._backward_hooks or getattr(t, "_post_accumulate_grad_hooks", None)
+    )
+    if hooked:
+        raise ValueError(
+            f"backprop_steps: {', '.join(hooked)} has hooks, which the figure's own backward "
+            "pass would run; draw the figure before registering them"
+        )
     index_of = {id(fn): i for i, fn in enumerate(fns)}
     name_of = {id(t): name for name, t in names.items()}
     made_by = {id(t.grad_fn): (name, t) for name, t in names.items() if t.grad_fn is not None}
@@ -173,6 +196,7 @@ def capture(root: torch.Tensor, names: dict[str, torch.Tensor]) -> Capture:
         totals[type(fn).__name__] = totals.get(type(fn).__name__, 0) + 1
 
     nodes: list[Node] = []
+    outputs: list[torch.Tensor] = []  # the tensor each node made (a leaf: holds)
     counted: dict[str, int] = {}
     for i, fn in enumerate(fns):
         kind = type(fn).__name__
@@ -198,14 +222,16 @@ def capture(root: torch.Tensor, names: dict[str, torch.Tensor]) -> Capture:
         if not leaf:
             node.saved = _saved(fn)
         nodes.append(node)
+        outputs.append(tensor)
 
     # Local derivatives: PyTorch's backward formula of each node, given a gradient of 1.
     with torch.no_grad():
-        for fn, node in zip(fns, nodes, strict=True):
+        for fn, node, made in zip(fns, nodes, outputs, strict=True):
             if node.leaf:
                 continue
             try:
-                out = fn(torch.ones(()))
+                # Shaped, typed and placed like the node's output, as the engine would pass it.
+                out = fn(torch.ones_like(made))
             except RuntimeError:
                 raise ValueError(
                     "backprop_steps: the graph was already freed by backward(); call "
@@ -217,9 +243,9 @@ def capture(root: torch.Tensor, names: dict[str, torch.Tensor]) -> Capture:
                     edge.local = _scalar(grad, f"the local derivative of {node.label}")
 
     order: list[int] = []
-    handles: list[Any] = []
+    handles: list[Any] = []  # RemovableHandle, which torch does not export
 
-    def prehook(node: Node) -> Any:
+    def prehook(node: Node) -> Callable[[tuple[torch.Tensor | None, ...]], None]:
         def hook(grad_outputs: tuple[torch.Tensor | None, ...]) -> None:
             order.append(node.index)
             if grad_outputs[0] is not None:
@@ -227,15 +253,19 @@ def capture(root: torch.Tensor, names: dict[str, torch.Tensor]) -> Capture:
 
         return hook
 
-    def posthook(node: Node) -> Any:
-        def hook(grad_inputs: tuple[torch.Tensor | None, ...], _: Any) -> None:
+    def posthook(
+        node: Node,
+    ) -> Callable[[tuple[torch.Tensor | None, ...], tuple[torch.Tensor | None, ...]], None]:
+        def hook(
+            grad_inputs: tuple[torch.Tensor | None, ...], _: tuple[torch.Tensor | None, ...]
+        ) -> None:
             for edge, grad in zip(node.edges, grad_inputs, strict=False):
                 if grad is not None and edge.child is not None:
                     edge.passed = _scalar(grad, f"a gradient from {node.label}")
 
         return hook
 
-    def stored_hook(node: Node) -> Any:
+    def stored_hook(node: Node) -> Callable[[torch.Tensor], None]:
         def hook(tensor: torch.Tensor) -> None:
             node.stored = _scalar(tensor.grad, f"{node.tensor}.grad")
 
@@ -329,9 +359,9 @@ def _maybe(value: float | None) -> str:
 
 def _arriving(cap: Capture, node: Node) -> str:
     text = _maybe(node.arriving)
-    parents = [(p, e) for p, e in cap.parents(node.index) if e.passed is not None]
+    parents = [(p, e.passed) for p, e in cap.parents(node.index) if e.passed is not None]
     if len(parents) > 1:
-        parts = " and ".join(f"{number(e.passed or 0)} from {p.label}" for p, e in parents)
+        parts = " and ".join(f"{number(passed)} from {p.label}" for p, passed in parents)
         text += f", the sum of {parts}, which the engine adds"
     return text
 
@@ -370,7 +400,6 @@ def _layout(cap: Capture) -> dict[int, tuple[float, float]]:
             where[i] = (x + shift, PAD + row * (NODE_H + GAP_Y))
     left = min(x for x, _ in where.values())
     return {i: (x - left + PAD, y) for i, (x, y) in where.items()}
-    return where
 
 
 def _parents_x(cap: Capture, index: int, where: dict[int, tuple[float, float]]) -> float:
@@ -387,10 +416,11 @@ def _svg(cap: Capture, alt: str) -> str:
         x, y = where[node.index]
         # Edges leave and enter a box side by side, in the order of the other ends.
         live = sorted(
-            (e for e in node.edges if e.child is not None), key=lambda e: where[e.child or 0][0]
+            ((e, e.child) for e in node.edges if e.child is not None),
+            key=lambda pair: where[pair[1]][0],
         )
-        for k, edge in enumerate(live):
-            child = cap.nodes[edge.child or 0]
+        for k, (edge, child_index) in enumerate(live):
+            child = cap.nodes[child_index]
             cx, cy = where[child.index]
             x1 = x + NODE_W * (k + 1) / (len(live) + 1)
             ins = [
@@ -411,7 +441,8 @@ def _svg(cap: Capture, alt: str) -> str:
             grad = f"{node.tensor}.grad = {_maybe(node.stored)}"
             value = f"leaf {node.tensor} = {number(node.value)}"
         else:
-            grad = f"grad {_maybe(node.arriving)}"
+            # Not "grad": a non-leaf keeps no .grad. The same words as the step's text.
+            grad = f"∂{cap.root}/∂{node.tensor} = {_maybe(node.arriving)}"
             value = f"{node.tensor} = {number(node.value)}"
         cls = "bps-node bps-leaf" if node.leaf else "bps-node"
         mid = x + NODE_W / 2
@@ -444,7 +475,7 @@ def _describe(cap: Capture) -> str:
         f"The autograd graph of {cap.root}, {cap.root} on top and the leaves below: "
         + "; ".join(parts)
         + ". Each node shows its forward value and, once the backward pass reaches it, "
-        "its gradient. The steps are listed as text below the drawing."
+        "its gradient. The steps are described one at a time below the drawing."
     )
 
 

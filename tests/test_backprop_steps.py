@@ -43,7 +43,7 @@ def used_twice() -> dict[str, torch.Tensor]:
     product = w * 2.0
     square = w**2
     loss = product + square
-    return {"w": w, "wx": product, "w²": square, "loss": loss}
+    return {"w": w, "wx": product, "s": square, "loss": loss}
 
 
 def model() -> dict[str, torch.Tensor]:
@@ -57,7 +57,23 @@ def model() -> dict[str, torch.Tensor]:
     return {"w": w, "b": b, "wx": wx, "p": p, "error": error, "L": loss}
 
 
-GRAPHS = {"chain": chain, "linear": linear, "used_twice": used_twice, "model": model}
+def matrices() -> dict[str, torch.Tensor]:
+    """1×1 matrices in double precision: the local derivatives need a gradient shaped and
+    typed like each node's output (mm refuses a 0-d one)."""
+    x = torch.tensor([[2.0]], dtype=torch.float64, requires_grad=True)
+    w = torch.tensor([[3.0]], dtype=torch.float64, requires_grad=True)
+    y = x @ w
+    loss = y.sum()
+    return {"x": x, "w": w, "y": y, "loss": loss}
+
+
+GRAPHS = {
+    "chain": chain,
+    "linear": linear,
+    "used_twice": used_twice,
+    "model": model,
+    "matrices": matrices,
+}
 
 
 def reference(build: object) -> dict[str, float]:
@@ -157,6 +173,65 @@ def test_refuses_what_it_cannot_show() -> None:
     v = torch.ones(2, requires_grad=True)
     with pytest.raises(ValueError, match="scalar"):
         capture((v * 2).sum(), {"v": v})
+
+
+@pytest.mark.parametrize("where", ["x", "y"])
+@pytest.mark.parametrize("kind", ["tensor hook", "post-accumulate hook"])
+def test_refuses_tensors_with_hooks(where: str, kind: str) -> None:
+    """The capture's backward pass would run the page's own hooks: it refuses instead."""
+    tensors = chain()
+    calls: list[str] = []
+    if kind == "tensor hook":
+        tensors[where].register_hook(lambda _grad: calls.append(where))
+    elif tensors[where].is_leaf:
+        tensors[where].register_post_accumulate_grad_hook(lambda _t: calls.append(where))
+    else:
+        pytest.skip("post-accumulate-grad hooks are for leaves only")
+    with pytest.raises(ValueError, match=f"{where} has hooks"):
+        capture(tensors["loss"], tensors)
+    assert calls == []
+
+
+def test_its_own_hooks_are_gone_after_a_figure() -> None:
+    tensors = linear()
+    figure(tensors["loss"], tensors, caption="c")
+    figure(tensors["loss"], tensors, caption="c")  # not refused: nothing left behind
+
+
+def test_saved_values_leave_out_a_default_alpha() -> None:
+    a = torch.tensor(5.0, requires_grad=True)
+    b = torch.tensor(2.0, requires_grad=True)
+    plain = a - b
+    cap = capture(plain, {"a": a, "b": b, "d": plain})
+    assert [n.saved for n in cap.nodes if n.kind == "SubBackward0"] == [[]]
+    scaled = torch.sub(a, b, alpha=3)
+    cap = capture(scaled, {"a": a, "b": b, "d": scaled})
+    assert [n.saved for n in cap.nodes if n.kind == "SubBackward0"] == [[("alpha", "3")]]
+    assert "alpha" not in figure(*_root_and_names(chain()), caption="c")
+
+
+def _root_and_names(
+    tensors: dict[str, torch.Tensor],
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    return list(tensors.values())[-1], tensors
+
+
+def test_boxes_say_which_derivative_they_show() -> None:
+    """A non-leaf box shows ∂root/∂its tensor, as the step's text does, never "grad n",
+    which reads like a .grad that a non-leaf does not keep."""
+    cap, tensors = captured(chain)
+    markup = figure(tensors["loss"], tensors, caption="c")
+    svg = re.search(r"<svg.*</svg>", markup, re.S)
+    assert svg
+    boxes = re.findall(r'<text class="bps-grad" x="[^"]+" y="[^"]+">([^<]+)</text></g>', svg[0])
+    texts = " ".join(step_texts(cap))
+    for node in cap.nodes:
+        if not node.leaf:
+            label = f"∂loss/∂{node.tensor} = {backprop_steps.number(node.arriving or 0)}"
+            assert label in boxes and label in texts
+    assert not [b for b in boxes if b.startswith("grad")]
+    # The description of the drawing does not promise a list that the script hides.
+    assert "described one at a time below the drawing" in markup
 
 
 def _text(markup: str) -> str:

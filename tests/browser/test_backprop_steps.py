@@ -64,12 +64,8 @@ def open_context(
         route.fulfill(status=200, body=file.read_bytes(), content_type=kind)
 
     def make(**options: Any) -> BrowserContext:
-        context = browser.new_context(
-            base_url=canonical_url,
-            color_scheme="light",
-            viewport={"width": 1280, "height": 900},
-            **options,
-        )
+        options.setdefault("viewport", {"width": 1280, "height": 900})
+        context = browser.new_context(base_url=canonical_url, color_scheme="light", **options)
         context.set_default_timeout(10_000)
         context.route("**/*", lambda route: route.abort())
         context.route(f"{canonical_url}**", serve)
@@ -109,11 +105,15 @@ def step_texts(figure: Locator) -> list[str]:
 def assert_at(figure: Locator, step: int) -> None:
     """The figure shows step ``step``: counter, live text, buttons, highlighted node."""
     n = total(figure)
-    assert figure.locator(".bps-counter").inner_text() == f"Step {step} of {n}"
-    live = " ".join(figure.locator(".bps-live").inner_text().split())
+    # textContent, not innerText: course.css skips rendering a figure out of view
+    # (content-visibility: auto), and innerText is empty there.
+    assert figure.locator(".bps-counter").text_content() == f"Step {step} of {n}"
+    live = " ".join((figure.locator(".bps-live").text_content() or "").split())
     assert live == f"Step {step} of {n}: {step_texts(figure)[step - 1]}"
-    assert figure.locator(".bps-prev").is_disabled() == (step == 1)
-    assert figure.locator(".bps-next").is_disabled() == (step == n)
+    # Off, but never `disabled`: a disabled button would drop the keyboard focus.
+    for button, off in [(".bps-prev", step == 1), (".bps-next", step == n)]:
+        assert figure.locator(button).get_attribute("aria-disabled") == ("true" if off else None)
+        assert not figure.locator(button).evaluate("el => el.disabled")
     active = figure.locator("svg .bps-node.bps-active")
     # One node per step; the last step shows every .grad and highlights nothing.
     assert active.count() == (0 if step == n else 1)
@@ -134,6 +134,9 @@ def test_step_with_the_mouse(page: Page, path: str) -> None:
             figure.locator(".bps-next").click()
             assert_at(figure, step)
         assert ".grad = " in figure.locator(".bps-live").inner_text()
+        # Off on the last step (force: Playwright will not click an aria-disabled button).
+        figure.locator(".bps-next").click(force=True)
+        assert_at(figure, n)
         figure.locator(".bps-prev").click()
         assert_at(figure, n - 1)
 
@@ -151,15 +154,48 @@ def test_step_with_the_keyboard(page: Page, path: str) -> None:
         assert_at(figure, n)
         page.keyboard.press("Home")
         assert_at(figure, 1)
-        # The buttons are reached with Tab (Previous is disabled on step 1) and pressed.
-        page.keyboard.press("Tab")
-        assert page.evaluate("() => document.activeElement.classList.contains('bps-next')")
-        page.keyboard.press("Enter")
-        assert_at(figure, 2)
-        page.keyboard.press("Shift+Tab")
-        assert page.evaluate("() => document.activeElement.classList.contains('bps-prev')")
-        page.keyboard.press("Space")
+        # Only Left / Right (and Home / End) step, exactly as announced; Up / Down are
+        # left to the page.
+        assert figure.get_attribute("aria-keyshortcuts") == "ArrowLeft ArrowRight Home End"
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("ArrowUp")
         assert_at(figure, 1)
+        # The buttons are reached with Tab and pressed. Previous is off on step 1 but
+        # keeps its place in the tab order.
+        page.keyboard.press("Tab")
+        assert focused(page) == "bps-prev"
+        page.keyboard.press("Tab")
+        assert focused(page) == "bps-next"
+        # Next to the end: the focus stays on Next when it turns off, and the arrow keys
+        # still work from there.
+        for step in range(2, n + 1):
+            page.keyboard.press("Enter")
+            assert_at(figure, step)
+            assert focused(page) == "bps-next"
+        page.keyboard.press("Enter")
+        assert_at(figure, n)
+        page.keyboard.press("ArrowLeft")
+        assert_at(figure, n - 1)
+        page.keyboard.press("Shift+Tab")
+        assert focused(page) == "bps-prev"
+        for step in range(n - 2, 0, -1):
+            page.keyboard.press("Space")
+            assert_at(figure, step)
+        assert focused(page) == "bps-prev"
+        page.keyboard.press("ArrowRight")
+        assert_at(figure, 2)
+        page.keyboard.press("Home")
+
+
+def focused(page: Page) -> str:
+    """The step-through button that has the focus ('' for anything else, e.g. <body>)."""
+    return page.evaluate(
+        """() => {
+          const el = document.activeElement;
+          const found = ['bps-prev', 'bps-next'].filter((c) => el && el.classList.contains(c));
+          return found.length ? found[0] : '';
+        }"""
+    )
 
 
 @pytest.mark.parametrize("path", PAGES, ids=_ID)
@@ -168,10 +204,13 @@ def test_without_javascript_every_step_is_listed(
 ) -> None:
     page = open_context(java_script_enabled=False).new_page()
     for figure in figures(page, path):
+        figure.scroll_into_view_if_needed()
         items = figure.locator(".bps-steps > li")
         assert figure.locator(".bps-steps").is_visible()
         assert items.count() == total(figure)
-        assert "Done: backward() has filled the .grad of every leaf" in items.last.inner_text()
+        assert "Done: backward() has filled the .grad of every leaf" in (
+            items.last.text_content() or ""
+        )
         assert not figure.locator(".bps-controls").is_visible()
         assert not figure.locator(".bps-live").is_visible()
         # The drawing shows its final state: every gradient.
@@ -187,6 +226,92 @@ def test_printed_every_step_is_listed(page: Page, path: str) -> None:
         assert figure.locator(".bps-steps").is_visible()
         assert figure.locator(".bps-steps > li").count() == total(figure)
         assert not figure.locator(".bps-controls").is_visible()
+        # No highlight on paper: the active node and edges look like the others.
+        assert figure.locator("svg .bps-node.bps-active").count() == 1
+        assert page.evaluate(PRINT_LOOK_JS, f"#{figure.get_attribute('id')}") == []
+
+
+# The active box and edges painted differently from the others of their kind (a leaf's box
+# has its own, thicker, outline).
+PRINT_LOOK_JS = """
+(selector) => {
+  const look = (el) => {
+    const s = getComputedStyle(el);
+    return [s.fill, s.stroke, s.strokeWidth].join(" ");
+  };
+  const usual = {};
+  const parts = [
+    ["box", ".bps-node:not(.bps-leaf) rect"],
+    ["leaf box", ".bps-leaf rect"],
+    ["edge", ".bps-edge line"],
+    ["head", ".bps-edge polygon"],
+  ];
+  for (const [kind, sel] of parts) {
+    for (const el of document.querySelectorAll(selector + " svg " + sel)) {
+      if (!el.parentElement.classList.contains("bps-active")) usual[kind] = look(el);
+    }
+  }
+  const active = [];
+  for (const [kind, sel] of parts) {
+    for (const el of document.querySelectorAll(selector + " svg " + sel)) {
+      if (el.parentElement.classList.contains("bps-active") && look(el) !== usual[kind]) {
+        active.push(kind + ": " + look(el) + " instead of " + usual[kind]);
+      }
+    }
+  }
+  return active;
+}
+"""
+
+
+# The drawing on a phone: its text in px as rendered (13 px scaled with the SVG), and
+# whether every text of a box fits inside the box.
+PHONE_JS = """
+(selector) => {
+  const svg = document.querySelector(selector + " svg");
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const size = parseFloat(getComputedStyle(svg.querySelector("text")).fontSize);
+  const overflowing = [];
+  for (const node of svg.querySelectorAll(".bps-node")) {
+    const box = node.querySelector("rect").getBBox();
+    for (const text of node.querySelectorAll("text")) {
+      const b = text.getBBox();
+      if (b.x < box.x + 2 || b.x + b.width > box.x + box.width - 2) {
+        overflowing.push(text.textContent);
+      }
+    }
+  }
+  return {
+    px: size * scale,
+    overflowing,
+    scrolls: svg.parentElement.scrollWidth > svg.parentElement.clientWidth,
+    height: svg.getBoundingClientRect().height,
+  };
+}
+"""
+MIN_TEXT_PX = 12
+# Gitignored, to look at what was measured.
+SHOTS = Path(__file__).resolve().parents[2] / "screenshots" / "backprop-steps"
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("path", PAGES, ids=_ID)
+def test_readable_on_a_phone(
+    open_context: Callable[..., BrowserContext], path: str, scheme: str
+) -> None:
+    page = open_context(viewport={"width": 390, "height": 844}).new_page()
+    shown = figures(page, path)
+    if scheme == "dark":
+        switch_to_dark(page)
+    for index, figure in enumerate(shown):
+        figure.locator(".bps-next").click()  # scrolls it into view, where it is rendered
+        seen = page.evaluate(PHONE_JS, f"#{figure.get_attribute('id')}")
+        assert seen["px"] >= MIN_TEXT_PX, f"{path}: drawing text at {seen['px']:.1f} px"
+        assert not seen["overflowing"], f"{path}: text wider than its box"
+        assert not seen["scrolls"]
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        name = f"{path.strip('/').replace('/', '-')}-{index}-{scheme}.png"
+        figure.screenshot(path=str(SHOTS / name))
 
 
 # The colour of every text of the drawings against what is behind it: the node's box,

@@ -2,8 +2,8 @@
 //
 // The figure's HTML is complete without this script: the drawing shows every value and
 // gradient, and an ordered list gives every step as text. This script turns the list
-// into one step at a time: Previous / Next buttons, arrow keys while the figure has
-// focus, a "Step 3 of 7" counter, and a live region that reads the current step aloud.
+// into one step at a time: Previous / Next buttons, the Left / Right arrow keys (Home,
+// End) while the figure or a button has focus (Up / Down still scroll the page), a "Step 3 of 7" counter, and a live region that reads the current step aloud.
 // coursekit/backprop_steps_hook.py adds it only to pages that hold a figure. Material's
 // instant navigation re-runs it when it swaps such a page in; document$ covers the rest.
 (function () {
@@ -34,8 +34,18 @@
         live.appendChild(node.cloneNode(true));
       });
     }
-    figure.querySelector(".bps-prev").disabled = step === 1;
-    figure.querySelector(".bps-next").disabled = step === total;
+    // aria-disabled, not disabled: a disabled button loses the keyboard focus (it falls
+    // to <body>, and the arrow keys stop working); this one keeps it and does nothing.
+    setOff(figure.querySelector(".bps-prev"), step === 1);
+    setOff(figure.querySelector(".bps-next"), step === total);
+  }
+
+  function setOff(button, off) {
+    if (off) {
+      button.setAttribute("aria-disabled", "true");
+    } else {
+      button.removeAttribute("aria-disabled");
+    }
   }
 
   function move(figure, by) {
@@ -50,22 +60,22 @@
     figure.querySelector(".bps-live").hidden = false;
     // Focusable, so the arrow keys work once a reader has clicked or tabbed into it.
     figure.tabIndex = 0;
+    // Exactly the keys the handler below takes.
     figure.setAttribute("aria-keyshortcuts", "ArrowLeft ArrowRight Home End");
-    figure.querySelector(".bps-prev").addEventListener("click", function () {
-      move(figure, -1);
-    });
-    figure.querySelector(".bps-next").addEventListener("click", function () {
-      move(figure, 1);
+    [
+      [".bps-prev", -1],
+      [".bps-next", 1],
+    ].forEach(function (pair) {
+      var button = figure.querySelector(pair[0]);
+      button.addEventListener("click", function () {
+        if (button.getAttribute("aria-disabled") === "true") return;
+        move(figure, pair[1]);
+      });
     });
     figure.addEventListener("keydown", function (event) {
       if (event.altKey || event.ctrlKey || event.metaKey) return;
       var total = Number(figure.dataset.steps);
-      var to = {
-        ArrowLeft: -1,
-        ArrowUp: -1,
-        ArrowRight: 1,
-        ArrowDown: 1,
-      }[event.key];
+      var to = { ArrowLeft: -1, ArrowRight: 1 }[event.key];
       if (to) {
         move(figure, to);
       } else if (event.key === "Home") {
@@ -75,7 +85,7 @@
       } else {
         return;
       }
-      event.preventDefault(); // the arrow keys would otherwise scroll the page
+      event.preventDefault(); // Left / Right would otherwise scroll the drawing sideways
     });
     show(figure, 1);
   }
