@@ -37,7 +37,7 @@ import hashlib
 import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch.autograd.graph import Node as GradFn
@@ -171,6 +171,22 @@ def _saved(fn: GradFn) -> list[tuple[str, str]]:
     return found
 
 
+def _leaf_tensor(fn: GradFn) -> torch.Tensor | None:
+    """The leaf an AccumulateGrad node writes to (its `variable`), else None.
+
+    `variable` exists only on AccumulateGrad; torch's type stubs don't declare it.
+    """
+    tensor = getattr(fn, "variable", None)
+    return tensor if isinstance(tensor, torch.Tensor) else None
+
+
+def _leaf_grad(fn: GradFn) -> torch.Tensor:
+    tensor = _leaf_tensor(fn)
+    if tensor is None or tensor.grad is None:
+        raise ValueError("backprop_steps: a leaf has no .grad after the backward pass")
+    return tensor.grad
+
+
 def capture(root: torch.Tensor, names: dict[str, torch.Tensor]) -> Capture:
     """Run ``root``'s backward pass with hooks and record what every node did.
 
@@ -200,9 +216,9 @@ def capture(root: torch.Tensor, names: dict[str, torch.Tensor]) -> Capture:
     counted: dict[str, int] = {}
     for i, fn in enumerate(fns):
         kind = type(fn).__name__
-        leaf = hasattr(fn, "variable")
-        if leaf:
-            tensor = fn.variable
+        tensor = _leaf_tensor(fn)
+        leaf = tensor is not None
+        if tensor is not None:
             if id(tensor) not in name_of:
                 raise ValueError(f"backprop_steps: name every leaf (a leaf {kind} has no name)")
             name = name_of[id(tensor)]
@@ -231,7 +247,7 @@ def capture(root: torch.Tensor, names: dict[str, torch.Tensor]) -> Capture:
                 continue
             try:
                 # Shaped, typed and placed like the node's output, as the engine would pass it.
-                out = fn(torch.ones_like(made))
+                out = cast(Callable[[torch.Tensor], Any], fn)(torch.ones_like(made))
             except RuntimeError:
                 raise ValueError(
                     "backprop_steps: the graph was already freed by backward(); call "
@@ -267,28 +283,30 @@ def capture(root: torch.Tensor, names: dict[str, torch.Tensor]) -> Capture:
 
     def stored_hook(node: Node) -> Callable[[torch.Tensor], None]:
         def hook(tensor: torch.Tensor) -> None:
-            node.stored = _scalar(tensor.grad, f"{node.tensor}.grad")
+            grad = tensor.grad
+            assert grad is not None, "a post-accumulate hook always sees a .grad"
+            node.stored = _scalar(grad, f"{node.tensor}.grad")
 
         return hook
 
     # The figure must not change what the page sees: keep every .grad to put it back.
-    leaves = [fn.variable for fn in fns if hasattr(fn, "variable")]
+    leaves = [t for t in map(_leaf_tensor, fns) if t is not None]
     kept = [t for t in names.values() if t.is_leaf or t.retains_grad]
     before = {id(t): t.grad for t in [*leaves, *kept]}
     try:
         for fn, node in zip(fns, nodes, strict=True):
             handles.append(fn.register_prehook(prehook(node)))
             if node.leaf:
-                handles.append(fn.variable.register_post_accumulate_grad_hook(stored_hook(node)))
+                leaf_tensor = _leaf_tensor(fn)
+                assert leaf_tensor is not None
+                handles.append(leaf_tensor.register_post_accumulate_grad_hook(stored_hook(node)))
             else:
                 handles.append(fn.register_hook(posthook(node)))
         for t in [*leaves, *kept]:
             t.grad = None
         root.backward(retain_graph=True)
         leaf_grads = {
-            n.tensor: _scalar(fns[n.index].variable.grad, f"{n.tensor}.grad")
-            for n in nodes
-            if n.leaf
+            n.tensor: _scalar(_leaf_grad(fns[n.index]), f"{n.tensor}.grad") for n in nodes if n.leaf
         }
     finally:
         for handle in handles:
