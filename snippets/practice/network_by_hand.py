@@ -1,4 +1,7 @@
-"""Exercise 12: backprop through ReLU by hand. Run it: python snippets/practice/network_by_hand.py"""
+"""Exercise 12: backprop through ReLU by hand.
+
+Run it: python snippets/practice/network_by_hand.py
+"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402
 
