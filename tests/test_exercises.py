@@ -110,3 +110,22 @@ def test_predict_the_output_checks_the_blocks_the_learner_reads() -> None:
     )
     assert len(starter) == 6
     assert starter == solution == check
+
+
+def test_predict_the_output_accepts_error_in_any_case() -> None:
+    """A learner who writes "Error" (or " ERROR ") predicted the same thing as "error"."""
+    path = notebooks.snippet_path("predict-the-output")
+    solution = notebooks.region(path, "solution").replace('"d": "error"', '"d": " Error "')
+    assert '" Error "' in solution
+    output = _run(solution + "\n" + notebooks.region(path, "check"))
+    assert output.splitlines()[-1].startswith("Correct:"), output
+
+
+def test_derive_a_gradient_hint_names_every_link_of_the_chain() -> None:
+    """A formula that forgets the 2 of 2(s - t) must not be told only about the sigmoid."""
+    path = notebooks.snippet_path("derive-a-gradient")
+    solution = notebooks.region(path, "solution").replace("return 2 * (s - t)", "return (s - t)")
+    assert solution.count("return (s - t)") == 2
+    last = _run(solution + "\n" + notebooks.region(path, "check")).splitlines()[-1]
+    assert last.startswith("Not quite:"), last
+    assert "2(s − t), the sigmoid's derivative, and x (for w)" in last, last

@@ -36,8 +36,8 @@ print("full batch,  last layer weight.grad:", full[2])
 # --8<-- [start:micro_batches]
 model.zero_grad()
 steps = 4  # 128 = 4 micro-batches of 32
-for x_micro, y_micro in zip(inputs.split(32), targets.split(32), strict=True):
-    loss = loss_fn(model(x_micro), y_micro) / steps  # each mean counts for 1/4
+for inputs_micro, targets_micro in zip(inputs.split(32), targets.split(32), strict=True):
+    loss = loss_fn(model(inputs_micro), targets_micro) / steps  # each mean counts for 1/4
     loss.backward()  # adds this micro-batch's share to every .grad
 
 accumulated = [p.grad for p in model.parameters()]
@@ -47,8 +47,8 @@ print("same gradient as the full batch:", all(map(torch.allclose, accumulated, f
 
 # --8<-- [start:unscaled]
 model.zero_grad()
-for x_micro, y_micro in zip(inputs.split(32), targets.split(32), strict=True):
-    loss_fn(model(x_micro), y_micro).backward()  # forgot to divide by 4
+for inputs_micro, targets_micro in zip(inputs.split(32), targets.split(32), strict=True):
+    loss_fn(model(inputs_micro), targets_micro).backward()  # forgot to divide by 4
 
 unscaled = [p.grad for p in model.parameters()]
 print("without / 4, last layer weight.grad:", unscaled[2])
@@ -60,8 +60,8 @@ print(f"ratio to the full-batch gradient: {ratio:.4f}")
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
 optimizer.zero_grad()
-for x_micro, y_micro in zip(inputs.split(32), targets.split(32), strict=True):
-    loss = loss_fn(model(x_micro), y_micro) / steps
+for inputs_micro, targets_micro in zip(inputs.split(32), targets.split(32), strict=True):
+    loss = loss_fn(model(inputs_micro), targets_micro) / steps
     loss.backward()
 optimizer.step()  # one update for the 128 examples
 print(f"full batch loss after one step: {loss_fn(model(inputs), targets).item():.4f}")
@@ -77,9 +77,9 @@ print("after zero_(): ", x.grad)
 # --8<-- [end:zero_]
 
 # --8<-- [start:data]
-# y = 2x: three examples the model should learn to fit.
-features = torch.tensor([[1.0], [2.0], [3.0]])
-labels = torch.tensor([[2.0], [4.0], [6.0]])
+# y = 2x: three examples the model should learn to fit (a new, small batch).
+inputs = torch.tensor([[1.0], [2.0], [3.0]])
+targets = torch.tensor([[2.0], [4.0], [6.0]])
 # --8<-- [end:data]
 
 
@@ -92,7 +92,7 @@ def train(clear_gradients: bool, epochs: int = 8) -> list[float]:
     for _ in range(epochs):
         if clear_gradients:
             optimizer.zero_grad()
-        loss = nn.functional.mse_loss(model(features), labels)
+        loss = nn.functional.mse_loss(model(inputs), targets)
         loss.backward()
         optimizer.step()
         losses.append(round(loss.item(), 4))
@@ -139,7 +139,7 @@ torch.manual_seed(0)
 model = nn.Linear(1, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 
-nn.functional.mse_loss(model(features), labels).backward()
+nn.functional.mse_loss(model(inputs), targets).backward()
 print("before:", model.weight.grad, model.bias.grad)
 
 optimizer.zero_grad()  # every parameter the optimizer holds
@@ -147,7 +147,7 @@ print("after: ", model.weight.grad, model.bias.grad)
 # --8<-- [end:zero_grad]
 
 # --8<-- [start:zero_grad_zeros]
-nn.functional.mse_loss(model(features), labels).backward()
+nn.functional.mse_loss(model(inputs), targets).backward()
 optimizer.zero_grad(set_to_none=False)  # keep the tensors, fill them with zeros
 print("set_to_none=False:", model.weight.grad, model.bias.grad)
 # --8<-- [end:zero_grad_zeros]
@@ -158,7 +158,7 @@ model = nn.Linear(1, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 print(f"weight before: {model.weight.item():.4f}")
 
-loss = nn.functional.mse_loss(model(features), labels)
+loss = nn.functional.mse_loss(model(inputs), targets)
 loss.backward()
 optimizer.zero_grad()  # wrong place: wipes the gradient backward() just computed
 optimizer.step()  # nothing to apply
@@ -173,8 +173,8 @@ loss_fn = nn.MSELoss()
 
 for epoch in range(1, 6):
     optimizer.zero_grad()  # 1. clear last epoch's gradients
-    predictions = model(features)  # 2. forward pass
-    loss = loss_fn(predictions, labels)  # 3. loss
+    prediction = model(inputs)  # 2. forward pass
+    loss = loss_fn(prediction, targets)  # 3. loss
     loss.backward()  # 4. gradients into .grad
     optimizer.step()  # 5. update the parameters
     print(f"epoch {epoch}: loss = {loss.item():.4f}")

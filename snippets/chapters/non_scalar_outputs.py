@@ -31,11 +31,11 @@ print(y.shape)  # three numbers, not one
 
 # --8<-- [start:one-element]
 w = torch.tensor([[2.0]], requires_grad=True)  # shape (1, 1): two dimensions, one element
-out = w * 3
-print(out)
-print(out.shape, "elements:", out.numel())
+y = w * 3
+print(y)
+print(y.shape, "elements:", y.numel())
 
-out.backward()  # no argument needed: there is only one element to start from
+y.backward()  # no argument needed: there is only one element to start from
 print(w.grad)
 # --8<-- [end:one-element]
 
@@ -50,9 +50,9 @@ w = torch.tensor(1.5, requires_grad=True)
 inputs = torch.tensor([1.0, 2.0, 3.0])
 targets = torch.tensor([2.0, 4.0, 6.0])
 
-predictions = w * inputs  # one prediction per example: a vector
-loss = ((predictions - targets) ** 2).mean()  # averaged over the batch: a scalar
-print(predictions.shape, loss.shape)
+prediction = w * inputs  # one value per example: a vector
+loss = ((prediction - targets) ** 2).mean()  # averaged over the batch: a scalar
+print(prediction.shape, loss.shape)
 
 loss.backward()  # works: the loss is a single number
 print(w.grad)
@@ -133,8 +133,8 @@ print(x.grad.tolist())
 
 
 # --8<-- [start:optimizers]
-def weight_change(optimizer_class: type, reduction: str) -> torch.Tensor:
-    """How far one step moves the weights, for a loss reduced with sum or mean."""
+def weight_change(optimizer_class: type, reduction: str, steps: int) -> torch.Tensor:
+    """How far the weights move in some steps, for a loss reduced with sum or mean."""
     torch.manual_seed(0)  # the same model and the same batch of 8 every time
     model = torch.nn.Linear(3, 1)
     inputs, targets = torch.randn(8, 3), torch.randn(8, 1)
@@ -142,16 +142,21 @@ def weight_change(optimizer_class: type, reduction: str) -> torch.Tensor:
     with torch.no_grad():  # a copy of the starting weights, outside the graph
         before = model.weight.clone()
 
-    squared_errors = (model(inputs) - targets) ** 2
-    loss = squared_errors.sum() if reduction == "sum" else squared_errors.mean()
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
+    for _ in range(steps):
+        squared_errors = (model(inputs) - targets) ** 2
+        loss = squared_errors.sum() if reduction == "sum" else squared_errors.mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
     with torch.no_grad():
         return (model.weight - before).norm()
 
 
+print("distance moved with the sum / distance moved with the mean")
 for optimizer_class in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
-    ratio = weight_change(optimizer_class, "sum") / weight_change(optimizer_class, "mean")
-    print(f"{optimizer_class.__name__:5}: step with sum / step with mean = {ratio:.2f}")
+    one, ten = (
+        weight_change(optimizer_class, "sum", steps) / weight_change(optimizer_class, "mean", steps)
+        for steps in (1, 10)
+    )
+    print(f"{optimizer_class.__name__:5}: after one step {one:.2f}, after ten steps {ten:.2f}")
 # --8<-- [end:optimizers]

@@ -45,11 +45,11 @@ print("bias.grad:", model.bias.grad)
 
 # --8<-- [start:sensitivity]
 # A gradient predicts how the loss moves when one parameter is nudged a little.
-nudge = 0.001
-nudged_prediction = inputs @ model.weight.T + (model.bias + nudge)
+delta = 0.001  # δ, the size of the nudge
+nudged_prediction = inputs @ model.weight.T + (model.bias + delta)
 nudged_loss = ((nudged_prediction - targets) ** 2).mean()
 
-print(f"predicted change: {model.bias.grad.item() * nudge:.6f}")
+print(f"predicted change: {model.bias.grad.item() * delta:.6f}")
 print(f"actual change:    {nudged_loss.item() - loss.item():.6f}")
 # --8<-- [end:sensitivity]
 

@@ -24,8 +24,8 @@ big = copy.deepcopy(model)  # the same starting weights
 loss_fn(big(inputs), targets).backward()  # all 128 examples at once
 
 parts = 4
-for x_part, t_part in zip(inputs.split(32), targets.split(32), strict=True):
-    loss = loss_fn(model(x_part), t_part) / parts  # a quarter of the full mean
+for inputs_part, targets_part in zip(inputs.split(32), targets.split(32), strict=True):
+    loss = loss_fn(model(inputs_part), targets_part) / parts  # a quarter of the full mean
     loss.backward()  # adds into .grad
 
 print("same weight gradient:", torch.allclose(model.weight.grad, big.weight.grad))
@@ -42,13 +42,14 @@ print("same weights after one step:", torch.allclose(model.weight, big.weight))
 torch.manual_seed(0)
 model = nn.Linear(4, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-data = torch.randn(512, 4)
-target = data.sum(dim=1, keepdim=True)  # the model should learn weights of 1 and bias 0
+inputs = torch.randn(512, 4)
+targets = inputs.sum(dim=1, keepdim=True)  # the model should learn weights of 1 and bias 0
 
 accumulation_steps = 4  # 4 micro-batches of 32 = an effective batch of 128
 optimizer.zero_grad()
-for i, (x_part, t_part) in enumerate(zip(data.split(32), target.split(32), strict=True)):
-    loss = loss_fn(model(x_part), t_part) / accumulation_steps
+micro_batches = zip(inputs.split(32), targets.split(32), strict=True)
+for i, (inputs_part, targets_part) in enumerate(micro_batches):
+    loss = loss_fn(model(inputs_part), targets_part) / accumulation_steps
     loss.backward()
     if (i + 1) % accumulation_steps == 0:  # every 4th micro-batch: update, then clear
         optimizer.step()

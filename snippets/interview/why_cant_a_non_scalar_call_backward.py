@@ -11,9 +11,9 @@ print("y =", y.tolist(), " shape", tuple(y.shape))
 
 # --8<-- [start:one-element]
 w = torch.tensor([[2.0]], requires_grad=True)
-out = w * 3  # shape (1, 1): two dimensions, one element
-out.backward()  # works: one element, so the starting gradient is 1
-print("out:", out, " numel:", out.numel())
+y = w * 3  # shape (1, 1): two dimensions, one element
+y.backward()  # works: one element, so the starting gradient is 1
+print("y:", y, " numel:", y.numel())
 print("w.grad:", w.grad)
 # --8<-- [end:one-element]
 

@@ -35,8 +35,8 @@ for n in (8, 64, 512):
 
 
 # --8<-- [start:optimizers]
-def weight_change(optimizer_class: type, reduction: str) -> torch.Tensor:
-    """How far one step moves the weights, for a loss reduced with sum or mean."""
+def weight_change(optimizer_class: type, reduction: str, steps: int) -> torch.Tensor:
+    """How far the weights move in some steps, for a loss reduced with sum or mean."""
     torch.manual_seed(0)  # the same model and the same batch of 8 every time
     model = torch.nn.Linear(3, 1)
     inputs, targets = torch.randn(8, 3), torch.randn(8, 1)
@@ -44,16 +44,21 @@ def weight_change(optimizer_class: type, reduction: str) -> torch.Tensor:
     with torch.no_grad():  # a copy of the starting weights, outside the graph
         before = model.weight.clone()
 
-    squared_errors = (model(inputs) - targets) ** 2
-    loss = squared_errors.sum() if reduction == "sum" else squared_errors.mean()
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
+    for _ in range(steps):
+        squared_errors = (model(inputs) - targets) ** 2
+        loss = squared_errors.sum() if reduction == "sum" else squared_errors.mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
     with torch.no_grad():
         return (model.weight - before).norm()
 
 
+print("distance moved with the sum / distance moved with the mean")
 for optimizer_class in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
-    ratio = weight_change(optimizer_class, "sum") / weight_change(optimizer_class, "mean")
-    print(f"{optimizer_class.__name__:5}: step with sum / step with mean = {ratio:.2f}")
+    one, ten = (
+        weight_change(optimizer_class, "sum", steps) / weight_change(optimizer_class, "mean", steps)
+        for steps in (1, 10)
+    )
+    print(f"{optimizer_class.__name__:5}: after one step {one:.2f}, after ten steps {ten:.2f}")
 # --8<-- [end:optimizers]

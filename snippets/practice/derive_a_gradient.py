@@ -82,7 +82,8 @@ def check() -> str:
                 return (
                     f"Not quite: at x={x:.3f}, w={w:.3f}, b={b:.3f}, t={t:.3f} expected "
                     f"{name} = {want:.6f} (autograd), got {got:.6f} from your formula. "
-                    "Did you include the sigmoid's own derivative?"
+                    "Check each link of the chain: 2(s − t), the sigmoid's derivative, "
+                    "and x (for w)."
                 )
     return "Correct: both formulas match autograd at all 20 points."
 

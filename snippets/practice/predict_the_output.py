@@ -208,6 +208,8 @@ def outcome(block) -> object:
 def same(prediction: object, actual: object) -> bool:
     if isinstance(actual, float):
         return isinstance(prediction, int | float) and abs(prediction - actual) < 1e-6
+    if actual == "error":  # "error", "Error" and "ERROR" all mean the same prediction
+        return isinstance(prediction, str) and prediction.strip().lower() == "error"
     return prediction == actual
 
 

@@ -62,13 +62,13 @@ def test_scaled_micro_batches_give_the_full_batch_mean_gradient(
     full = _grads(model)
 
     model.zero_grad()
-    for x_micro, y_micro in zip(inputs.split(micro), targets.split(micro), strict=True):
-        (loss_fn(model(x_micro), y_micro) / k).backward()
+    for inputs_micro, targets_micro in zip(inputs.split(micro), targets.split(micro), strict=True):
+        (loss_fn(model(inputs_micro), targets_micro) / k).backward()
     accumulated = _grads(model)
 
     model.zero_grad()
-    for x_micro, y_micro in zip(inputs.split(micro), targets.split(micro), strict=True):
-        loss_fn(model(x_micro), y_micro).backward()
+    for inputs_micro, targets_micro in zip(inputs.split(micro), targets.split(micro), strict=True):
+        loss_fn(model(inputs_micro), targets_micro).backward()
     unscaled = _grads(model)
 
     for f, a, u in zip(full, accumulated, unscaled, strict=True):

@@ -6,8 +6,8 @@ L = (1/N) Σₙ eₙ², the gradients are
     ∂L/∂W = (2/N) Σₙ eₙ xₙᵀ,   ∂L/∂b = (2/N) Σₙ eₙ,   ∂L/∂xₙ = (2/N) eₙ W
 
 (derived and checked on docs/interview/what-is-backpropagation.md; chapter 1 shows only
-their shapes). Chapter 1 nudges the bias by h and compares the loss change with the
-gradient's prediction: the exact change is L(b + h) − L(b) = (∂L/∂b)·h + h², which is why
+their shapes). Chapter 1 nudges the bias by δ and compares the loss change with the
+gradient's prediction: the exact change is L(b + δ) − L(b) = (∂L/∂b)·δ + δ², which is why
 the two printed numbers differ in the last digit. Chapter 1's loop uses SGD's step
 θ ← θ − η ∂L/∂θ.
 """
@@ -69,18 +69,18 @@ def test_linear_layer_gradients(problem: tuple[np.ndarray, ...]) -> None:
 
 @settings(max_examples=50, deadline=None)
 @given(linear_problems(), st.floats(min_value=-1.0, max_value=1.0))
-def test_bias_nudge_changes_the_loss_by_gradient_times_h_plus_h_squared(
-    problem: tuple[np.ndarray, ...], h: float
+def test_bias_nudge_changes_the_loss_by_gradient_times_delta_plus_delta_squared(
+    problem: tuple[np.ndarray, ...], delta: float
 ) -> None:
     x_np, t_np, w_np, b_np = problem
     model = make_model(w_np, b_np)
     inputs, targets = torch.from_numpy(x_np), torch.from_numpy(t_np)
     loss = mse(model(inputs), targets)
     loss.backward()
-    nudged = mse(inputs @ model.weight.T + (model.bias + h), targets)
+    nudged = mse(inputs @ model.weight.T + (model.bias + delta), targets)
 
     change = nudged.item() - loss.item()
-    predicted = model.bias.grad.item() * h + h**2
+    predicted = model.bias.grad.item() * delta + delta**2
     # Both losses can be large, so allow for the rounding of the subtraction.
     assert abs(change - predicted) <= 1e-12 * max(1.0, abs(nudged.item()) + abs(loss.item()))
 
