@@ -90,6 +90,16 @@ def _time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+# PyTorch's C++ warnings end with the file of PyTorch's own build machine, e.g.
+# "(Triggered internally at /__w/pytorch/.../TensorBody.h:493.)": noise to a learner, and
+# a path that changes with every PyTorch build.
+_SOURCE_LOCATION = re.compile(r"\s*\(Triggered internally at [^)]*\)")
+
+
+def _without_source_location(message: str) -> str:
+    return _SOURCE_LOCATION.sub("", message)
+
+
 def _exception_matches(error: BaseException, expected: str) -> bool:
     return any(cls.__name__ == expected for cls in type(error).__mro__)
 
@@ -120,7 +130,7 @@ def run_block(
     def _show_warning(
         message: Warning | str, category: type[Warning], *args: object, **kwargs: object
     ) -> None:
-        chunks.append(f"{category.__name__}: {message}\n")
+        chunks.append(f"{category.__name__}: {_without_source_location(str(message))}\n")
 
     try:
         with warnings.catch_warnings(), _time_limit(timeout):

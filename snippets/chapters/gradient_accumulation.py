@@ -114,7 +114,7 @@ def history(clear_gradients: bool, steps: int = 20) -> tuple[list[float], list[f
     for _ in range(steps):
         if clear_gradients:
             optimizer.zero_grad()
-        loss = nn.functional.mse_loss(model(features), labels)
+        loss = nn.functional.mse_loss(model(inputs), targets)
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
