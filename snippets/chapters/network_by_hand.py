@@ -216,11 +216,19 @@ if __name__ == "__main__":
     print("db2 =", db2)
     # --8<-- [end:layer-two]
 
+    # --8<-- [start:outer-products]
+    with torch.no_grad():  # one outer product h_i dlogits_i per example i, added up
+        per_example_sum = torch.einsum("ni,nj->ij", h, dlogits)
+    compare("einsum", per_example_sum, W2.grad)
+    # --8<-- [end:outer-products]
+
     # --8<-- [start:bias-used-n-times]
     b2_rows = b2.expand(n, classes)  # the broadcast written out: one copy of b2 per example
     print("b2_rows =", b2_rows)
     # The backward of the broadcast: each copy's gradient is a row of dlogits; add them up.
     print("ExpandBackward0 applied to dlogits:", b2_rows.grad_fn(dlogits))
+    # The network's own + b2: its AddBackward0 returns one gradient per input, unsummed.
+    print("AddBackward0 output shapes:", [g.shape for g in logits.grad_fn(dlogits)])
     # --8<-- [end:bias-used-n-times]
 
     # --8<-- [start:through-tanh]
@@ -247,6 +255,16 @@ if __name__ == "__main__":
     forward(X_leaf, targets, W1, b1, W2, b2)["loss"].backward()
     compare("dX", dX, X_leaf.grad)
     # --8<-- [end:check-dx]
+
+    # --8<-- [start:saved-tensors]
+    fresh = forward(X, targets, W1, b1, W2, b2)  # a new graph: backward() freed the old one's
+    tanh_node = fresh["h"].grad_fn
+    log_softmax_node = fresh["loss"].grad_fn.next_functions[0][0]
+    log_p = torch.log_softmax(fresh["logits"], dim=1)
+    saved_h, saved_log_p = tanh_node._saved_result, log_softmax_node._saved_result
+    print(tanh_node.name(), "saved h:", torch.equal(saved_h, fresh["h"]))
+    print(log_softmax_node.name(), "saved log P:", torch.equal(saved_log_p, log_p))
+    # --8<-- [end:saved-tensors]
 
     # --8<-- [start:autograd-nodes]
     node = loss.grad_fn
@@ -293,10 +311,11 @@ if __name__ == "__main__":
 
     defaults = inspect.signature(torch.autograd.gradcheck).parameters
     print({name: defaults[name].default for name in ("eps", "atol", "rtol")})
+    print({name: defaults[name].default for name in ("check_undefined_grad", "nondet_tol")})
     # --8<-- [end:gradcheck-defaults]
 
     # --8<-- [start:gradcheck-cost]
-    def gradcheck_calls(hidden: int) -> tuple[int, int]:
+    def gradcheck_calls(hidden: int, **options: bool) -> tuple[int, int]:
         """Run gradcheck on the loss as a function of W1; count the function's calls."""
         net = make_network(seed=122, hidden=hidden, dtype=torch.float64)
         calls = 0
@@ -306,17 +325,20 @@ if __name__ == "__main__":
             calls += 1
             return forward(net["X"], net["targets"], W1, net["b1"], net["W2"], net["b2"])["loss"]
 
-        torch.autograd.gradcheck(loss_of_W1, (net["W1"].requires_grad_(),))
+        torch.autograd.gradcheck(loss_of_W1, (net["W1"].requires_grad_(),), **options)
         return net["W1"].numel(), calls
 
     for hidden in (5, 20, 100):
         elements, calls = gradcheck_calls(hidden)
         print(f"W1 with {elements:3} elements: gradcheck ran the function {calls:3} times")
+    print("without check_undefined_grad:", gradcheck_calls(5, check_undefined_grad=False)[1])
+    print("with fast_mode=True:", gradcheck_calls(5, fast_mode=True)[1])
     # --8<-- [end:gradcheck-cost]
 
     # --8<-- [start:gradcheck-by-hand]
     inputs = (X64.requires_grad_(), targets64, W1_64, b1_64.requires_grad_(),
               W2_64.requires_grad_(), b2_64.requires_grad_())  # fmt: skip
+    print("grad_fn of the loss:", NetworkLoss.apply(*inputs).grad_fn.name())
     print("gradcheck of backward_by_hand:", torch.autograd.gradcheck(NetworkLoss.apply, inputs))
     # --8<-- [end:gradcheck-by-hand]
 

@@ -40,3 +40,22 @@ fused = F.cross_entropy(scores, target)  # log-softmax computed in one stable st
 fused.backward()
 print("F.cross_entropy: ", fused, scores.grad)
 # --8<-- [end:stable]
+
+# --8<-- [start:scope]
+with torch.no_grad():
+    probs = torch.softmax(logits, dim=1)
+
+soft_targets = torch.tensor([[0.7, 0.2, 0.1], [0.0, 0.5, 0.5]])  # a probability per class
+logits.grad = None
+F.cross_entropy(logits, soft_targets).backward()
+torch.testing.assert_close(logits.grad, (probs - soft_targets) / n)
+print("soft targets: logits.grad equals (probs - soft_targets) / N")
+
+weight = torch.tensor([1.0, 2.0, 3.0])  # one weight per class
+logits.grad = None
+F.cross_entropy(logits, targets, weight=weight).backward()
+w = weight[targets]  # the weight of each example's true class
+by_hand = w[:, None] * (probs - F.one_hot(targets, classes)) / w.sum()
+torch.testing.assert_close(logits.grad, by_hand)
+print("weight=: logits.grad equals w * (probs - one_hot) / w.sum(), w.sum() =", w.sum())
+# --8<-- [end:scope]

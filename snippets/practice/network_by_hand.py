@@ -67,6 +67,17 @@ print("z1 > 0:", z1 > 0)
 print("db1 =", db1)
 # --8<-- [end:solution]
 
+# --8<-- [start:tanh-saturates]
+import torch
+
+z = torch.tensor([5.0, 8.0, 9.0, 10.0], requires_grad=True)  # float32, the default
+h = torch.tanh(z)
+h.sum().backward()  # z.grad = tanh'(z) = 1 - h**2
+print("h =", h)
+print("h == 1:", h == 1)
+print("z.grad =", z.grad)
+# --8<-- [end:tanh-saturates]
+
 # --8<-- [start:check]
 # Checks your answer: autograd computes the gradients again from your own tensors, on a
 # fresh copy, and compares them with your dz1, dW1 and db1.
@@ -94,8 +105,17 @@ def check() -> str:
         "dW1": "a weight's gradient is the layer's input, transposed, times dz1: X.T @ dz1",
         "db1": "the bias was added to every row, so sum dz1 over the batch: dz1.sum(dim=0)",
     }
+    # The point is to compute them from dz1: autograd's own .grad tensors are not answers.
+    copied = {"dW1": W1.grad, "db1": b1.grad}
+    for name, grad in copied.items():
+        if isinstance(grad, torch.Tensor) and answers[name].data_ptr() == grad.data_ptr():
+            source = f"{name[1:]}.grad"
+            return (
+                f"Not quite: {name} is {source} itself. Compute it from dz1, don't copy {source}."
+            )
     for name, got in answers.items():
         want = expected[name]
+        got = got.to(want.dtype)  # a float64 answer is compared by value, not by dtype
         if got.shape != want.shape or not torch.allclose(got, want, atol=1e-6):
             return (
                 f"Not quite: {name} is not the gradient autograd computes.\n"
