@@ -248,6 +248,23 @@ if __name__ == "__main__":
     print("x.grad =", x.grad)
     # --8<-- [end:order]
 
+    # --8<-- [start:no-reset]
+    def backpropagate_without_reset(root: Value) -> None:
+        """backpropagate without its first loop: old intermediate gradients stay."""
+        order = topological_order(root)
+        root.grad += 1.0
+        for node in reversed(order):
+            node.local_backward()
+
+    for run_backward in (backpropagate, backpropagate_without_reset):
+        x = Value(2.0)
+        loss = (3 * x + 4) ** 2
+        run_backward(loss)
+        after_one = x.grad
+        run_backward(loss)  # a second pass through the same graph
+        print(f"{run_backward.__name__:<27} x.grad: {after_one} after one pass, {x.grad} after two")
+    # --8<-- [end:no-reset]
+
     # --8<-- [start:example-chain]
     # The tiny engine
     x = Value(2.0)
@@ -320,7 +337,7 @@ if __name__ == "__main__":
             if node in visited:
                 return
             visited.add(node)
-            walk.append(node)  # too early: another consumer may still reach this node
+            walk.append(node)  # too early: another node that uses it may come later
             for parent in node.parents:
                 visit(parent)
 
@@ -371,6 +388,33 @@ if __name__ == "__main__":
         node.register_prehook(announce(label))  # runs just before the node itself
     loss_t.backward()
     # --8<-- [end:pytorch-order]
+
+    # --8<-- [start:no-visited]
+    def order_without_visited(root: Value) -> list[Value]:
+        """topological_order without the visited set: a node is listed once per path to it."""
+        order: list[Value] = []
+
+        def visit(node: Value) -> None:
+            for parent in node.parents:
+                visit(parent)
+            order.append(node)
+
+        visit(root)
+        return order
+
+    for make_order in (topological_order, order_without_visited):
+        x = Value(2.0)
+        u = 3 * x
+        m = u * u
+        loss = u + m  # u is reached three times: from loss, and twice from m
+        order = make_order(loss)
+        loss.grad = 1.0
+        for node in reversed(order):  # the loop of backpropagate
+            node.local_backward()
+        walk = list(reversed(order))
+        print(make_order.__name__, labels(walk, {x: "x", u: "u", m: "m", loss: "loss"}))
+        print("    copies of u:", walk.count(u), "  u.grad =", u.grad, "  x.grad =", x.grad)
+    # --8<-- [end:no-visited]
 
     # --8<-- [start:overwrite]
     def mul_overwriting(a: Value, b: Value) -> Value:

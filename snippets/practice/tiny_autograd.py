@@ -7,7 +7,8 @@ import math
 from collections.abc import Callable
 
 
-# The tiny engine of the chapter, cut down to addition and multiplication.
+# A compact version of the chapter's engine: the operations are written as methods,
+# as in micrograd, and only addition and multiplication are kept.
 class Value:
     def __init__(self, data: float, parents: tuple["Value", ...] = (), op: str = "") -> None:
         self.data = float(data)
@@ -85,7 +86,8 @@ from collections.abc import Callable
 import torch
 
 
-# The tiny engine of the chapter, cut down to addition and multiplication.
+# A compact version of the chapter's engine: the operations are written as methods,
+# as in micrograd, and only addition and multiplication are kept.
 class Value:
     def __init__(self, data: float, parents: tuple["Value", ...] = (), op: str = "") -> None:
         self.data = float(data)
@@ -201,7 +203,10 @@ def check() -> str:
                 )
             y.backward()
             if not math.isclose(x.grad, x_t.grad.item(), rel_tol=1e-9, abs_tol=1e-12):
-                hint = "the local derivative of e^a is e^a itself, and a.grad must grow with +="
+                hint = (
+                    "the local derivative of e^a is e^a itself, times out.grad,"
+                    " and a.grad must grow with +="
+                )
                 if argument not in trial.parents:
                     hint = "the new Value needs its parents, (a,), for the walk to reach a"
                 return (
