@@ -37,7 +37,7 @@ from mkdocs.structure.pages import Page
 from pymdownx.superfences import SuperFencesException
 
 from coursekit import includes
-from coursekit.blocks import page_blocks
+from coursekit.blocks import Block, page_blocks
 from coursekit.exec_cache import ExecCache
 from coursekit.fences import FenceError
 from coursekit.page_run import BlockResult, run_page
@@ -54,6 +54,8 @@ OUR_OPTIONS = (TOKEN, "raises", "timeout")
 # rebuild after a prose edit formats no block twice (a fifth of a rebuild's time).
 _RENDERED: dict[str, str] = {}
 _RENDERED_MAX = 4096
+# A page's blocks by its Markdown and every snippet: under `mkdocs serve` only.
+_SCANNED: dict[str, tuple[Block, ...]] = {}
 
 
 def _serve_log() -> logging.Logger:
@@ -81,6 +83,7 @@ class BuildRun:
     serving: bool
     cache: ExecCache
     markdown_settings: str = ""  # digest of mkdocs.yml: the Markdown extensions in use
+    snippet_files: str = ""  # digest of every file under the snippets' base paths (serve)
     results: dict[str, BlockResult] = field(default_factory=dict)  # token -> result
     page_tokens: dict[str, list[str]] = field(default_factory=dict)
     formatted: set[str] = field(default_factory=set)
@@ -117,13 +120,7 @@ class BuildRun:
     def page_markdown(self, markdown: str, page: Page, line_offset: int) -> str:
         """Run (or recall) the page's blocks and tag their fences; fail on an error."""
         src = self.page_src(page)
-        try:
-            blocks = page_blocks(
-                markdown, src, snippets=self.snippets, base_dir=self.root, line_offset=line_offset
-            )
-            includes.check_page(markdown, src, line_offset, self.snippets, self.root)
-        except (FenceError, includes.IncludeError) as error:
-            raise PluginError(str(error)) from None
+        blocks = self._scan(markdown, src, line_offset)
         if not blocks:
             return markdown
         outputs = self.cache.load(blocks)
@@ -153,6 +150,28 @@ class BuildRun:
             index = result.block.line - line_offset - 1
             lines[index] = f'{lines[index]} {TOKEN}="{token}"'
         return "\n".join(lines)
+
+    def _scan(self, markdown: str, src: str, line_offset: int) -> list[Block]:
+        """The page's blocks, includes expanded and checked; fail with file and line."""
+        memo = ""
+        if self.serving:  # a rebuild scans again only what changed (or all, if a snippet did)
+            if not self.snippet_files:
+                self.snippet_files = snippet_files_digest(self.root, self.snippets)
+            memo = _digest(self.snippet_files, self.snippets, markdown, src, line_offset)
+            if memo in _SCANNED:
+                return list(_SCANNED[memo])
+        try:
+            blocks = page_blocks(
+                markdown, src, snippets=self.snippets, base_dir=self.root, line_offset=line_offset
+            )
+            includes.check_page(markdown, src, line_offset, self.snippets, self.root)
+        except (FenceError, includes.IncludeError) as error:
+            raise PluginError(str(error)) from None
+        if memo:
+            if len(_SCANNED) >= _RENDERED_MAX:
+                _SCANNED.clear()
+            _SCANNED[memo] = tuple(blocks)
+        return blocks
 
     def check_page_content(self, page: Page) -> None:
         """Every block the scan saw must have been formatted by markdown-exec."""
@@ -244,6 +263,23 @@ class BuildRun:
             f"coursekit: {s['blocks']} blocks on {s['pages']} pages, {s['run']} pages run, "
             f"{s['cached']} from .cache/exec (PyTorch {TORCH_VERSION})"
         )
+
+
+def snippet_files_digest(root: Path, snippets: dict[str, Any]) -> str:
+    """Digest of every file an include may read (names and contents)."""
+    bases = snippets.get("base_path", ["."])
+    digest = hashlib.sha256()
+    for base in [bases] if isinstance(bases, str) else bases:
+        folder = root / base
+        files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+        for path in files:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _digest(*parts: Any) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
 def _error_box(title: str, text: str) -> str:

@@ -14,13 +14,14 @@ from __future__ import annotations
 import logging
 from typing import Literal
 
+from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from coursekit import interview_index, notebook_execution, notebooks, quiz
+from coursekit import interview_index, notebook_execution, notebooks, quiz, rebuild_memo
 from coursekit.build_exec import BuildRun, stamp_version
 from coursekit.fences import tag_fences
 
@@ -36,6 +37,9 @@ class _Process:
 
 def on_startup(*, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
     _Process.command = command
+    if command == "serve":
+        # Rebuilds re-render only the pages whose inputs changed (coursekit/rebuild_memo.py).
+        rebuild_memo.install()
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
@@ -54,7 +58,15 @@ def _build() -> BuildRun:
 @event_priority(-100)  # after mkdocs-jupyter has claimed the notebook files
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     notebook_execution.start(files, config)
+    if _Process.command == "serve":
+        rebuild_memo.MEMO.begin(_build(), config, files)
     return files
+
+
+def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
+    if _Process.command == "serve":  # MkDocs makes a new environment for every rebuild
+        env.bytecode_cache = rebuild_memo.TEMPLATES
+    return env
 
 
 @event_priority(100)  # before mkdocs-jupyter renders a notebook page
@@ -83,7 +95,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     markdown = interview_index.on_page_markdown(markdown, page, config, files)
     # Practice pages: ```quiz blocks become accessible HTML; a broken quiz fails the build.
     try:
-        return quiz.render_page(markdown, page, config, files)
+        return rebuild_memo.MEMO.quiz_page(markdown, page, config, files)
     except quiz.QuizError as error:
         raise PluginError(str(error)) from None
 
@@ -95,4 +107,7 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
 
 
 def on_post_build(config: MkDocsConfig) -> None:
-    log.info("%s", _build().summary())
+    summary = _build().summary()
+    if rebuild_memo.MEMO.build is not None:
+        summary += f"; {rebuild_memo.MEMO.end()}"
+    log.info("%s", summary)

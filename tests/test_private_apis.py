@@ -1,14 +1,20 @@
-"""The one private API the project relies on, checked so that an upgrade fails here, loudly.
+"""The private APIs the project relies on, checked so that an upgrade fails here, loudly.
 
 pytest-markdown-docs has no public way to register a runner for a fence: the drift
 check (coursekit/pytest_plugin.py) subclasses ``pytest_markdown_docs._runners._Runner``
-and registers it with ``register_runner``. If either changes shape, this test names it.
+and registers it with ``register_runner``. Under `mkdocs serve`, coursekit/rebuild_memo.py
+restores the attributes MkDocs' ``Page.render`` sets and wraps Material's
+``SearchIndex.add_entry_from_context``. If any of them changes shape, a test here names it.
 """
 
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
+from mkdocs.config import load_config
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 from pytest_markdown_docs import _runners
 from pytest_markdown_docs.plugin import MarkdownInlinePythonItem
 
@@ -31,3 +37,49 @@ def test_our_runner_is_the_one_pytest_markdown_docs_finds() -> None:
     assert "self.runner.runtest(self.test_definition" in inspect.getsource(
         MarkdownInlinePythonItem.runtest
     )
+
+
+# coursekit/rebuild_memo.py restores what MkDocs' Page.render sets on a page, and
+# remembers what Material's SearchIndex.add_entry_from_context appends to its entries.
+
+
+def _rendered_page(tmp_path: Path) -> tuple[Page, dict[str, object]]:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\n## Part\n\nSee [b](b.md#top).\n")
+    (tmp_path / "docs" / "b.md").write_text("# B\n")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\nvalidation:\n  anchors: warn\nmarkdown_extensions: [toc]\n"
+    )
+    config = load_config(str(tmp_path / "mkdocs.yml"))
+    files = Files([File(n, config.docs_dir, config.site_dir, True) for n in ("a.md", "b.md")])
+    page = Page(None, files.get_file_from_path("a.md"), config)
+    page.read_source(config)
+    before = dict(vars(page))
+    assert not getattr(Page.render, "coursekit_memo", False), "the memo is not installed"
+    page.render(config, files)
+    return page, before
+
+
+def test_page_render_sets_only_the_attributes_the_memo_restores(tmp_path: Path) -> None:
+    from coursekit.rebuild_memo import RENDER_ATTRIBUTES
+
+    page, before = _rendered_page(tmp_path)
+    changed = {k for k, v in vars(page).items() if k not in before or before[k] is not v}
+    assert changed == RENDER_ATTRIBUTES, "Page.render changed shape: update rebuild_memo"
+    # Links to other pages' anchors are keyed by File (rebuild_memo keeps their paths).
+    assert page.links_to_anchors is not None
+    assert [f.src_uri for f in page.links_to_anchors] == ["b.md"]
+
+
+def test_material_search_index_appends_a_page_s_entries(tmp_path: Path) -> None:
+    from material.plugins.search.plugin import SearchIndex
+
+    page, _ = _rendered_page(tmp_path)
+    assert list(inspect.signature(SearchIndex.add_entry_from_context).parameters) == [
+        "self",
+        "page",
+    ]
+    index = SearchIndex()
+    index.add_entry_from_context(page)
+    assert isinstance(index.entries, list)
+    assert {entry["title"] for entry in index.entries} >= {"A", "Part"}
