@@ -93,7 +93,7 @@ def pinned_torch(pyproject: Path = ROOT / "pyproject.toml") -> str:
 
 
 def setup_cell(torch_version: str) -> str:
-    return f'''\
+    return f"""\
 # Run this cell first. The course site printed its outputs with PyTorch {torch_version}
 # (CPU); with another version a printed number can differ in its last digits.
 import warnings
@@ -107,7 +107,7 @@ print("The site's outputs came from PyTorch {torch_version}: if a digit differs,
 warnings.simplefilter("always")
 warnings.showwarning = lambda message, category, *args, **kwargs: print(
     f"{{category.__name__}}: {{message}}"
-)'''
+)"""
 
 
 def notebook_src_uri(page_src_uri: str) -> str | None:
@@ -245,12 +245,11 @@ def build(
         if opening:
             end = _fence_end(lines, i, opening["fence"])
             block = by_line.get(i + 1)
-            if block is not None:
+            if block is not None and block.in_notebook:
                 flush()
-                if block.in_notebook:
-                    cells.append(nbformat.v4.new_code_cell(block.code, id=block.cell_id))
-                else:
-                    add(FIGURE_NOTE)
+                cells.append(nbformat.v4.new_code_cell(block.code, id=block.cell_id))
+            elif block is not None:
+                add(FIGURE_NOTE)
             else:
                 body = lines[i + 1 : end]
                 if opening["lang"] in {"python", "py", "python3"}:
@@ -264,8 +263,8 @@ def build(
         if block_open and not _BLOCK_CLOSE.match(line):
             title = _prose_line(block_open["title"] or "")
             kind = block_open["kind"].capitalize()
-            add(f"**{kind}: {title}**" if title and kind != "Details" else f"**{title or kind}**")
             depth += 1
+            add(f"**{kind}: {title}**" if title and kind != "Details" else f"**{title or kind}**")
             add("")
         elif _BLOCK_CLOSE.match(line) and depth:
             depth -= 1
