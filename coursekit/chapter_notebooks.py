@@ -10,8 +10,9 @@
   ``raises="X"`` is wrapped so that the notebook prints ``X: <message>`` as the page
   does and "Run all" goes on;
 * ``html="on"`` blocks are left out, with a note: they print a figure's HTML with the
-  course's own build tools (``coursekit.diagrams``), which a notebook on Colab does not
-  have, and their output is a picture, not something a learner reads as text;
+  course's own build tools (``coursekit.diagrams``, plots, step-throughs), which a
+  notebook on Colab does not have, and their output is a picture, not text to compare;
+  so is any other block that imports ``coursekit``;
 * the first cell prints the PyTorch version that runs the notebook and the one that
   printed the site's outputs (the pin in ``pyproject.toml``), so a learner on Colab
   knows why a digit may differ.
@@ -59,6 +60,12 @@ _HEADING_ATTRS = re.compile(r"^(#{1,6} .*?)\s*\{[^}]*\}\s*$")
 FIGURE_NOTE = (
     "*On the web page, a figure is drawn here from the tensors above, with the course's "
     "own build tools; this notebook leaves it out.*"
+)
+
+
+TOOLS_NOTE = (
+    "*On the web page, a block here runs with the course's own build tools; this "
+    "notebook leaves it out.*"
 )
 
 
@@ -173,10 +180,9 @@ def blocks(text: str, page: str, options: dict[str, Any], base_dir: Path) -> lis
             continue
         code = includes.expand(fence.body, page, fence.line + 1, options, base_dir)
         if re.search(r"^\s*(?:from|import)\s+coursekit\b", code, re.M):
-            raise ChapterNotebookError(
-                f"{page}:{fence.line}: a notebook block cannot import coursekit "
-                "(it is not installed where learners run the notebook)"
-            )
+            # The course's build tools are not installed where learners run notebooks.
+            found.append(Block(index, fence.line, fence, "", ""))
+            continue
         error = fence.attrs.get("raises", "")
         code = _expecting(code, error, f"{page}:{fence.line}") if error else code
         found.append(Block(index, fence.line, fence, code, _cell_id(fence, index, used)))
@@ -249,7 +255,7 @@ def build(
                 flush()
                 cells.append(nbformat.v4.new_code_cell(block.code, id=block.cell_id))
             elif block is not None:
-                add(FIGURE_NOTE)
+                add(FIGURE_NOTE if block.fence.attrs.get("html") else TOOLS_NOTE)
             else:
                 body = lines[i + 1 : end]
                 if opening["lang"] in {"python", "py", "python3"}:
