@@ -1,14 +1,16 @@
 """Run the test suite on every core (pytest-xdist) without doing any work twice.
 
-Loaded from pyproject.toml (``-p coursekit.pytest_parallel -n auto --dist loadgroup``).
+Loaded from pyproject.toml (``-p coursekit.pytest_parallel -n auto --dist loadfile``).
 
 * ``-n auto`` means one worker per core for a run of the suite, and no workers at all
   when only Markdown pages are drift-checked (a page's blocks share one session) or
   when ``--record-outputs`` rewrites the record (one file, written once).
-* Tests that share per-process work run on the same worker (xdist groups): every test
-  of one page of the site (one browser visit of it, ``page_path``), every block of one
-  drift-checked page (later blocks replay earlier ones), and modules that mark
-  themselves with ``pytest.mark.xdist_group``.
+* Tests that share per-process work must run on the same worker: every test of one
+  page of the site (one browser visit of it, ``page_path``), every block of one
+  drift-checked page (later blocks replay earlier ones), a module's module-scoped
+  fixture. ``--dist loadfile`` (one file per worker) guarantees it. The finer
+  ``xdist_group`` marks below are meant for ``--dist loadgroup``, which did not group
+  them in a measured run (two visits of one page on two workers): see the merge notes.
 * Tests that need the built site run last, so its build (started in the background by
   tests/conftest.py as soon as the tests are collected) overlaps the other tests.
 """
@@ -54,11 +56,15 @@ def needs_site(item: pytest.Item) -> bool:
     return bool(SITE_FIXTURES & set(getattr(item, "fixturenames", ())))
 
 
-@pytest.hookimpl(trylast=True)
+def pytest_itemcollected(item: pytest.Item) -> None:
+    # As each test is collected: before any collection_modifyitems hook, among them
+    # xdist's, which turns the group marks into node ids on each worker.
+    group = _group(item)
+    if group and not item.get_closest_marker("xdist_group"):
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        group = _group(item)
-        if group and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(group))
     # A stable sort: every worker must see the same order.
     items.sort(key=needs_site)

@@ -112,9 +112,10 @@ def wait_for_site(factory: pytest.TempPathFactory, name: str) -> Path:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Start the build now if any selected test needs the site: it runs while others do.
-    from coursekit.pytest_parallel import needs_site
-
-    if any(needs_site(item) for item in items):
+    wanted = set(SITES)
+    if not os.environ.get("BROWSER_TEST_SITE"):  # else the browser tests use that site
+        wanted |= {"site_dir", "site_url"}
+    if any(wanted & set(getattr(item, "fixturenames", ())) for item in items):
         start_site_builds(config._tmp_path_factory)  # type: ignore[attr-defined]
 
 
