@@ -10,7 +10,7 @@ export PYTHONHASHSEED := 0
 # floating-point reductions in one fixed order (the outputs do not depend on it).
 export OMP_NUM_THREADS := 1
 
-.PHONY: serve build test record bench audit lint clean
+.PHONY: serve build test record notebooks bench audit lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,12 +31,17 @@ serve: $(VENV)/.site-deps  ## live-reloading site at http://127.0.0.1:8000
 build: $(VENV)/.site-deps  ## strict static build into site/
 	$(BIN)/mkdocs build --strict
 
-test: $(VENV)/.test-deps  ## every test: drift check, bad input, maths, quizzes, browser
+# On every core (pytest-xdist, `-n auto` in pyproject.toml); the site is built once per run.
+test: $(VENV)/.test-deps  ## every test: drift check, bad input, maths, notebooks, quizzes, browser
 	$(BIN)/python -m pytest
 
 record: $(VENV)/.test-deps  ## rewrite tests/recorded_outputs.yml after reviewing a drift diff
-	$(BIN)/python -m pytest docs --record-outputs -p no:randomly
+	$(BIN)/python -m pytest docs --record-outputs -p no:randomly -n 0
 	git --no-pager diff --stat -- tests/recorded_outputs.yml
+
+notebooks: $(VENV)/.site-deps  ## regenerate the committed exercise and chapter notebooks
+	$(BIN)/python -m coursekit.notebooks
+	$(BIN)/python -m coursekit.chapter_notebooks
 
 bench: $(VENV)/.test-deps  ## cold build, prose- and code-edit rebuilds vs. the floor, test-suite time (ARGS=--no-tests)
 	$(BIN)/python scripts/bench.py $(ARGS)

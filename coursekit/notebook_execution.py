@@ -1,57 +1,123 @@
-"""Execute the notebook pages in parallel, while the rest of the site builds.
+"""Execute the exercise notebooks in the build's own process, one cell after another.
 
-mkdocs-jupyter executes a notebook when it renders its page, one after the other,
-each in a fresh kernel that imports torch again: most of a cold build was spent
-waiting for them. Here every notebook starts executing (nbclient, the engine behind
-nbconvert's ExecutePreprocessor, errors not allowed) as soon as MkDocs knows its
-files, two kernels at a time, in processes of their own. When MkDocs reaches a
-notebook page it waits for that notebook only, then mkdocs-jupyter renders the
-executed copy (its own ``execute`` is off). The download stays the clean notebook.
+A Jupyter kernel per notebook imported torch again every time, and the seven kernels
+were most of a cold build. The build already has torch loaded, so here each notebook's
+code cells run in a fresh namespace of the build process, in order, with what they
+print captured into the notebook's outputs as a kernel would record them (``stream``
+outputs, and ``execute_result`` for a final expression). An error fails the build,
+naming the notebook and the cell. mkdocs-jupyter then renders the executed copy (its
+own ``execute`` is off); the download stays the clean notebook.
 
-Executed copies are kept in .cache/notebooks/, keyed by the notebook's content and
-the PyTorch version, so `mkdocs serve` re-runs a notebook only when it changes.
+The notebooks still run in a real Jupyter kernel in the tests (tests/test_notebooks.py:
+untouched, solved and wrongly solved), which also check that a kernel prints exactly
+what this in-process run printed.
+
+Executed copies are written to .cache/notebooks/, keyed by the notebook's content and
+the PyTorch version (written whole or not at all); an existing copy is reused.
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import hashlib
+import io
 import os
-import subprocess
-from concurrent.futures import Future, ThreadPoolExecutor
+import signal
+import threading
+import warnings
+from collections.abc import Iterator
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import nbformat
 from mkdocs.exceptions import PluginError
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
 
 CACHE = Path(".cache") / "notebooks"
-WORKERS = int(os.environ.get("NOTEBOOK_WORKERS", "2"))
-TIMEOUT = 300
+TIMEOUT = 300  # seconds per cell, as the kernel had
 
-_pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="notebook")
-_jobs: dict[str, Future[Path]] = {}  # source path -> its executed copy
+_pending: dict[str, tuple[Path, Path, str]] = {}  # source path -> (source, copy, name)
 _sources: dict[str, str] = {}  # page src_uri -> the clean notebook, for the download
 
 
-def _execute(source: Path, target: Path, name: str) -> Path:
-    notebook = nbformat.read(source, as_version=4)
-    client = NotebookClient(
-        notebook,
-        timeout=TIMEOUT,
-        kernel_name="python3",
-        allow_errors=False,
-        record_timing=False,  # no timestamps: two builds give the same page
-        resources={"metadata": {"path": str(source.parent)}},
-    )
+class CellError(Exception):
+    """A notebook cell raised; the message names the notebook and the cell."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float, where: str) -> Iterator[None]:
+    # Signals work in the main thread only; `mkdocs serve` rebuilds in another one.
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise TimeoutError(f"{where} ran for more than {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        # The kernel's own log says only that a local kernel talks over TCP; cell errors
-        # and crashes still reach the client through the protocol.
-        client.execute(stderr=subprocess.DEVNULL)
-    except CellExecutionError as error:
-        raise PluginError(f"{name}: a cell failed while the site was built:\n{error}") from None
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _run_cell(source: str, namespace: dict[str, Any], filename: str) -> tuple[str, str, Any]:
+    """Run one cell: (stdout, stderr, value of a final expression or None)."""
+    tree = ast.parse(source, filename)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    out, err = io.StringIO(), io.StringIO()
+    value = None
+    with (
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+        warnings.catch_warnings(),  # a notebook's warning filters stay in the notebook
+    ):
+        exec(compile(tree, filename, "exec"), namespace)
+        if last is not None:
+            expression = ast.Expression(last.value)
+            value = eval(compile(expression, filename, "eval"), namespace)
+    return out.getvalue(), err.getvalue(), value
+
+
+def execute(notebook: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    """Run every code cell of ``notebook`` in order, in place; raise CellError on failure."""
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    count = 0
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        count += 1
+        where = f"{name}, code cell {count}"
+        try:
+            with _time_limit(TIMEOUT, where):
+                stdout, stderr, value = _run_cell(cell.source, namespace, f"<{where}>")
+        except Exception as error:
+            raise CellError(f"{where} failed: {type(error).__name__}: {error}") from error
+        outputs = [
+            nbformat.v4.new_output("stream", name=stream, text=text)
+            for stream, text in (("stdout", stdout), ("stderr", stderr))
+            if text
+        ]
+        if value is not None:
+            outputs.append(
+                nbformat.v4.new_output(
+                    "execute_result", data={"text/plain": repr(value)}, execution_count=count
+                )
+            )
+        cell.outputs = outputs
+        cell.execution_count = count
+    return notebook
+
+
+def _execute_file(source: Path, target: Path, name: str) -> Path:
+    notebook = nbformat.read(source, as_version=4)
+    try:
+        execute(notebook, name)
+    except CellError as error:
+        raise PluginError(f"{error}\nThe notebook's page was not built.") from None
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".partial")
     nbformat.write(notebook, partial)
@@ -60,33 +126,29 @@ def _execute(source: Path, target: Path, name: str) -> Path:
 
 
 def start(files: Any, config: Any) -> None:
-    """Start executing every notebook page (called from the hooks' ``on_files``)."""
+    """Note every notebook page of the build (called from the hooks' ``on_files``)."""
+    _pending.clear()
     root = Path(config["config_file_path"]).parent
     torch_version = version("torch")
     for file in files:
-        if not file.src_uri.endswith(".ipynb"):
+        if not file.src_uri.endswith(".ipynb") or not file.is_documentation_page():
             continue
         source = Path(file.abs_src_path)
         key = hashlib.sha256(source.read_bytes() + torch_version.encode()).hexdigest()[:20]
         # The copy keeps the page's relative path: mkdocs-jupyter matches its `include`
         # patterns and names the download after it.
         target = root / CACHE / key / file.src_uri
-        if target.exists():
-            done: Future[Path] = Future()
-            done.set_result(target)
-            _jobs[file.abs_src_path] = done
-        else:
-            name = os.path.relpath(source, root)  # e.g. docs/practice/notebooks/x.ipynb
-            _jobs[file.abs_src_path] = _pool.submit(_execute, source, target, name)
+        _pending[file.abs_src_path] = (source, target, os.path.relpath(source, root))
 
 
 def use_executed_copy(page: Any) -> None:
-    """Before mkdocs-jupyter renders a notebook page: wait for it, render the executed copy."""
-    job = _jobs.pop(page.file.abs_src_path, None)
+    """Before mkdocs-jupyter renders a notebook page: execute it, render the executed copy."""
+    job = _pending.pop(page.file.abs_src_path, None)
     if job is None:
         return
+    target = job[1]
     _sources[page.file.src_uri] = page.file.abs_src_path
-    page.file.abs_src_path = str(job.result())
+    page.file.abs_src_path = str(target if target.exists() else _execute_file(*job))
 
 
 def restore_source(page: Any) -> None:

@@ -209,8 +209,12 @@ def prune_styles(html: str) -> str:
     return _STYLE.sub(lambda m: m[1] + _prune(m[2], used) + m[3], html)
 
 
-def _rules(css: str) -> list[str]:
-    """Top-level rules and at-rule blocks of a stylesheet (comments are dropped)."""
+@lru_cache(maxsize=8)
+def _rules(css: str) -> tuple[str, ...]:
+    """Top-level rules and at-rule blocks of a stylesheet (comments are dropped).
+
+    Every notebook page inlines the same JupyterLab stylesheet: it is split once.
+    """
     css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
     rules, depth, start = [], 0, 0
     for i, char in enumerate(css):
@@ -224,7 +228,7 @@ def _rules(css: str) -> list[str]:
         elif char == ";" and depth == 0:  # @charset, @import
             rules.append(css[start : i + 1])
             start = i + 1
-    return rules
+    return tuple(rules)
 
 
 def _selectors(selector_list: str) -> list[str]:

@@ -41,21 +41,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from coursekit import chromium
+
 ROOT = Path(__file__).resolve().parent.parent
 NPM_DIR = ROOT / "scripts" / "audit"
 LIGHTHOUSE = NPM_DIR / "node_modules" / ".bin" / "lighthouse"
 REPORTS = ROOT / "build" / "lighthouse"
-CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
-CHROME_FLAGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROME = str(chromium.CHROMIUM)
+CHROME_FLAGS = ["--headless=new", *chromium.FLAGS]
 CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
 GOAL = {"performance": 0.95, "accessibility": 1.0, "best-practices": 1.0, "seo": 1.0}
 

@@ -6,10 +6,12 @@ pyproject.toml), so the same plugin also runs the small fixture sites below.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -72,13 +74,79 @@ def build_site(
     )
 
 
+# --- The site, built once per test run ------------------------------------------------
+#
+# Two builds, one after the other in one background process started as soon as the tests
+# are collected (the caches of the first make the second quick): the site as a local
+# build makes it, and as the deploy workflow makes it (REPO_URL set: edit and Colab
+# links). Every pytest process (xdist worker) waits for the same result files, so the
+# site is built once per run, however many workers there are, while the other tests run.
+
+TEST_REPO_URL = "https://github.com/example/course"
+SITES = {"built_site": {}, "built_site_with_repo_url": {"REPO_URL": TEST_REPO_URL}}
+BUILD_TIMEOUT = 900
+
+
+def _shared_dir(factory: pytest.TempPathFactory) -> Path:
+    """A folder every process of this run sees (xdist workers get subfolders of it)."""
+    base = factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def start_site_builds(factory: pytest.TempPathFactory) -> Path:
+    """Start the builds unless a process of this run already did; return where they go."""
+    from filelock import FileLock
+
+    shared = _shared_dir(factory)
+    with FileLock(str(shared / "sites.lock")):
+        started = shared / "sites.started"
+        if not started.exists():
+            subprocess.Popen(
+                [
+                    *(sys.executable, str(ROOT / "tests" / "site_builder.py")),
+                    *(str(shared), str(ROOT), json.dumps(SITES)),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # outlives the worker that started it
+            )
+            started.touch()
+    return shared
+
+
+def wait_for_site(factory: pytest.TempPathFactory, name: str) -> Path:
+    shared = start_site_builds(factory)
+    result_file = shared / f"{name}.json"
+    deadline = time.monotonic() + BUILD_TIMEOUT * len(SITES)
+    while not result_file.exists():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the site build ({name}) did not finish", pytrace=False)
+        time.sleep(0.2)
+    result = json.loads(result_file.read_text(encoding="utf-8"))
+    if result["returncode"] != 0:
+        pytest.fail(
+            f"mkdocs build --strict ({name}) failed:\n{result['stdout']}\n{result['stderr']}",
+            pytrace=False,
+        )
+    return shared / name
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Start the build now if any selected test needs the site: it runs while others do.
+    wanted = set(SITES)
+    if not os.environ.get("BROWSER_TEST_SITE"):  # else the browser tests use that site
+        wanted |= {"site_dir", "site_url"}
+    if any(wanted & set(getattr(item, "fixturenames", ())) for item in items):
+        start_site_builds(config._tmp_path_factory)  # type: ignore[attr-defined]
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The whole site, built once per test session with `mkdocs build --strict`."""
-    site = tmp_path_factory.mktemp("site")
-    result = build_site(site)
-    if result.returncode != 0:
-        pytest.fail(
-            f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}", pytrace=False
-        )
-    return site
+    """The whole site as a local build makes it (no REPO_URL), built once per test run."""
+    return wait_for_site(tmp_path_factory, "built_site")
+
+
+@pytest.fixture(scope="session")
+def built_site_with_repo_url(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site as the deploy workflow builds it: REPO_URL set (edit and Colab links)."""
+    return wait_for_site(tmp_path_factory, "built_site_with_repo_url")

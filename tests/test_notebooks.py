@@ -1,6 +1,6 @@
-"""The exercise notebooks: up to date, and their check cell tells right from wrong.
+"""The notebooks: exercise notebooks and chapter notebooks, up to date and run for real.
 
-Every notebook is run top to bottom in a fresh Jupyter kernel three times:
+Exercise notebooks run top to bottom in a fresh Jupyter kernel three times:
 
 * untouched: the check must say "Not done yet" (and nothing may raise);
 * with the reference solution (the snippet's ``solution`` region, the code shown on
@@ -8,23 +8,40 @@ Every notebook is run top to bottom in a fresh Jupyter kernel three times:
 * with a deliberately wrong answer: the check must say "Not quite" and show what it
   expected and what it got.
 
-Each run needs its own kernel (one process importing torch), so the 30 runs are
-started in parallel, once per test session.
+The build runs them without a kernel (coursekit/notebook_execution.py); the untouched
+kernel run must print exactly what the build printed.
+
+Chapter notebooks (coursekit/chapter_notebooks.py) run top to bottom in a fresh kernel,
+and every code cell must print the recorded output of its block on the page.
+
+Each kernel run is its own process importing torch; pytest-xdist spreads them over the
+cores (the runs of one exercise share a worker, see coursekit/pytest_parallel.py).
 """
 
 from __future__ import annotations
 
 import copy
-import os
+import functools
+import json
 import re
-from concurrent.futures import ThreadPoolExecutor
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from coursekit import notebooks
+from coursekit import (
+    blocks,
+    chapter_notebooks,
+    includes,
+    notebook_execution,
+    notebook_links,
+    notebooks,
+)
+from coursekit.record import Record
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -174,44 +191,51 @@ def _variant(slug: str, variant: str) -> nbformat.NotebookNode:
     return notebook
 
 
-def _run(slug: str, variant: str) -> str:
-    """Run one variant top to bottom; return the check cell's printed output."""
-    notebook = _variant(slug, variant)
-    client = NotebookClient(
-        notebook,
-        timeout=300,
-        kernel_name="python3",
-        allow_errors=False,
-        resources={"metadata": {"path": str(ROOT)}},
-    )
-    client.execute()
-    check = next(cell for cell in notebook.cells if cell.get("id") == "check")
+def _execute_in_kernel(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Run a notebook top to bottom in a fresh kernel, in an empty folder (as on Colab)."""
+    with tempfile.TemporaryDirectory() as folder:
+        NotebookClient(
+            notebook,
+            timeout=300,
+            kernel_name="python3",
+            allow_errors=False,
+            resources={"metadata": {"path": folder}},
+        ).execute(stderr=subprocess.DEVNULL)  # the kernel's own log (TCP warning)
+    return notebook
+
+
+def _printed(cell: nbformat.NotebookNode, stream: str | None = None) -> str:
+    """What a cell printed (on one stream, or on both)."""
     return "".join(
-        output.get("text", "") for output in check.outputs if output.output_type == "stream"
+        o.get("text", "")
+        for o in cell.outputs
+        if o.output_type == "stream" and stream in (None, o.name)
     )
 
 
-@pytest.fixture(scope="session")
-def check_outputs() -> dict[tuple[str, str], str | BaseException]:
-    """The check cell's output for every notebook and variant, run in parallel."""
-    jobs = [(slug, variant) for slug in notebooks.EXERCISES for variant in VARIANTS]
-    workers = int(os.environ.get("NOTEBOOK_WORKERS", max(2, os.cpu_count() or 2)))
-
-    def run(job: tuple[str, str]) -> str | BaseException:
-        try:
-            return _run(*job)
-        except Exception as error:  # reported by the test of that job
-            return error
-
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return dict(zip(jobs, pool.map(run, jobs), strict=True))
+@functools.cache
+def _kernel_run(slug: str, variant: str) -> nbformat.NotebookNode | BaseException:
+    """One variant run in a kernel, once per process (the tests of a slug share a worker)."""
+    try:
+        return _execute_in_kernel(_variant(slug, variant))
+    except Exception as error:  # reported by each test that needs this run
+        return error
 
 
-def _output(check_outputs: dict, slug: str, variant: str) -> str:
-    result = check_outputs[(slug, variant)]
+def _output(slug: str, variant: str) -> str:
+    """The check cell's printed output of one variant."""
+    result = _kernel_run(slug, variant)
     if isinstance(result, BaseException):
         pytest.fail(f"{slug} ({variant}) did not run to the end: {result}", pytrace=False)
-    return result
+    return _printed(next(cell for cell in result.cells if cell.get("id") == "check"))
+
+
+def _exercise_params() -> list:
+    # An exercise's three kernel runs happen once, on one worker: its tests share them.
+    return [
+        pytest.param(slug, marks=pytest.mark.xdist_group(f"exercise:{slug}"))
+        for slug in notebooks.EXERCISES
+    ]
 
 
 def test_committed_notebooks_are_up_to_date() -> None:
@@ -229,29 +253,29 @@ def test_notebooks_have_no_outputs_and_match_the_exercises() -> None:
                 assert not cell.outputs and cell.execution_count is None, slug
 
 
-@pytest.mark.parametrize("slug", notebooks.EXERCISES)
-def test_untouched_notebook_says_not_done_yet(check_outputs: dict, slug: str) -> None:
-    output = _output(check_outputs, slug, "untouched")
+@pytest.mark.parametrize("slug", _exercise_params())
+def test_untouched_notebook_says_not_done_yet(slug: str) -> None:
+    output = _output(slug, "untouched")
     assert output.startswith("Not done yet:"), output
 
 
-@pytest.mark.parametrize("slug", notebooks.EXERCISES)
-def test_reference_solution_is_correct(check_outputs: dict, slug: str) -> None:
-    output = _output(check_outputs, slug, "solution")
+@pytest.mark.parametrize("slug", _exercise_params())
+def test_reference_solution_is_correct(slug: str) -> None:
+    output = _output(slug, "solution")
     assert output.startswith("Correct:"), output
 
 
-@pytest.mark.parametrize("slug", notebooks.EXERCISES)
-def test_wrong_answer_shows_expected_and_got(check_outputs: dict, slug: str) -> None:
-    output = _output(check_outputs, slug, "wrong")
+@pytest.mark.parametrize("slug", _exercise_params())
+def test_wrong_answer_shows_expected_and_got(slug: str) -> None:
+    output = _output(slug, "wrong")
     assert output.startswith("Not quite:"), output
     assert "expected" in output and "got" in output, output
 
 
-@pytest.mark.parametrize("slug", notebooks.EXERCISES)
-def test_outputs_are_deterministic(check_outputs: dict, slug: str) -> None:
+@pytest.mark.parametrize("slug", _exercise_params())
+def test_outputs_are_deterministic(slug: str) -> None:
     for variant in VARIANTS:
-        output = _output(check_outputs, slug, variant)
+        output = _output(slug, variant)
         assert not re.search(r"0x[0-9a-fA-F]{6,}", output) and str(ROOT) not in output, output
 
 
@@ -275,6 +299,227 @@ def test_unused_notebook_styles_are_dropped_and_used_ones_kept() -> None:
         '@charset "UTF-8";',
     ):
         assert kept in pruned, kept
+
+
+@pytest.mark.parametrize("slug", _exercise_params())
+def test_the_build_prints_what_a_kernel_prints(slug: str) -> None:
+    """The build runs the notebooks in its own process: the outputs must be a kernel's."""
+    kernel = _kernel_run(slug, "untouched")
+    if isinstance(kernel, BaseException):
+        pytest.fail(f"{slug} did not run to the end in a kernel: {kernel}", pytrace=False)
+    built = notebook_execution.execute(_variant(slug, "untouched"), slug)
+
+    def shown(output: nbformat.NotebookNode) -> tuple[str, str, str]:
+        text = output.get("text", output.get("data", {}).get("text/plain", ""))
+        return output.output_type, output.get("name", ""), text
+
+    def outputs(notebook: nbformat.NotebookNode) -> list[list[tuple[str, str, str]]]:
+        return [[shown(o) for o in c.outputs] for c in notebook.cells if c.cell_type == "code"]
+
+    assert outputs(built) == outputs(kernel)
+
+
+def test_a_failing_cell_fails_the_build_naming_notebook_and_cell(tmp_path: Path) -> None:
+    site = ROOT / "tests" / "fixtures" / "sites" / "failing-notebook"
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(tmp_path / "site")],
+        cwd=site,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "broken.ipynb, code cell 2 failed: IndexError: list index out of range" in (
+        result.stderr
+    ), result.stderr
+    assert not (tmp_path / "site" / "broken" / "index.html").exists()
+
+
+# --- Chapter notebooks ---------------------------------------------------------------------
+
+CHAPTERS = chapter_notebooks.chapter_pages()
+
+
+@functools.cache
+def _record() -> Record:
+    return Record.load(ROOT / "tests" / "recorded_outputs.yml")
+
+
+def recorded_output(page: str, block: chapter_notebooks.Block) -> str | None:
+    """What the record says one block of a page prints.
+
+    The only place these tests read the record. The record keys blocks by include
+    region, ``id=`` or position (coursekit.blocks); ``block.index`` is 1-based.
+    """
+    keys = _keys(page)
+    return _record().expected(page, keys[block.index - 1])
+
+
+@functools.cache
+def _keys(page: str) -> list[str]:
+    return blocks.file_keys(ROOT / page, ROOT)
+
+
+def _options() -> dict:
+    return dict(includes.snippet_options(ROOT / "mkdocs.yml"))
+
+
+def test_every_chapter_has_an_up_to_date_notebook() -> None:
+    assert CHAPTERS, "no chapter pages found"
+    stale = chapter_notebooks.stale()
+    assert not stale, (
+        "regenerate with `python -m coursekit.chapter_notebooks`: "
+        f"{[str(path.relative_to(ROOT)) for path in stale]}"
+    )
+
+
+@pytest.mark.parametrize("page", CHAPTERS, ids=lambda page: page.stem)
+def test_chapter_notebook_is_deterministic_and_clean(page: Path) -> None:
+    first, second = chapter_notebooks.render_page(page), chapter_notebooks.render_page(page)
+    assert first == second
+    notebook = nbformat.reads(first, as_version=4)
+    nbformat.validate(notebook)
+    assert json.loads(first) == json.loads(json.dumps(json.loads(first), sort_keys=True))
+    assert notebook.cells[0].cell_type == "code" and notebook.cells[0].id == "setup"
+    assert "torch.__version__" in notebook.cells[0].source
+    assert chapter_notebooks.pinned_torch() in notebook.cells[0].source
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert not cell.outputs and cell.execution_count is None
+            assert "--8<--" not in cell.source, "an include was left unexpanded"
+            assert "coursekit" not in cell.source, "Colab does not have coursekit"
+        else:
+            assert "```math" not in cell.source and "\n///" not in cell.source
+
+
+@pytest.mark.parametrize("page", CHAPTERS, ids=lambda page: page.stem)
+def test_chapter_notebook_prints_the_recorded_outputs(page: Path) -> None:
+    """Top to bottom in a fresh kernel, each code cell prints its block's recorded output."""
+    rel = page.relative_to(ROOT).as_posix()
+    notebook = _execute_in_kernel(nbformat.reads(chapter_notebooks.render_page(page), 4))
+    cells = {cell.id: cell for cell in notebook.cells}
+    setup = _printed(cells["setup"], "stdout")
+    assert f"The site's outputs came from PyTorch {chapter_notebooks.pinned_torch()}" in setup
+    assert "This notebook runs PyTorch" in setup
+    blocks = chapter_notebooks.blocks(page.read_text(encoding="utf-8"), rel, _options(), ROOT)
+    assert any(block.in_notebook for block in blocks), "a chapter without code cells"
+    problems = []
+    for block in blocks:
+        if not block.in_notebook:
+            continue
+        cell = cells[block.cell_id]
+        printed, expected = _printed(cell, "stdout"), recorded_output(rel, block)
+        if printed != expected:
+            problems.append(
+                f"{rel}:{block.line} (cell {block.cell_id}) printed\n{printed!r}\n"
+                f"the record says\n{expected!r}"
+            )
+        if _printed(cell, "stderr"):
+            problems.append(f"{rel}:{block.line} wrote to stderr: {_printed(cell, 'stderr')}")
+    assert not problems, "\n\n".join(problems)
+
+
+def _page(tmp_path: Path, markdown: str, snippet: str = "") -> nbformat.NotebookNode:
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "demo.py").write_text(snippet, encoding="utf-8")
+    options = {"base_path": ["snippets"], "check_paths": True}
+    return chapter_notebooks.build(markdown, "docs/chapters/demo.md", options, tmp_path, "9.9")
+
+
+DEMO = """\
+---
+description: front matter is not part of the notebook
+---
+
+# Demo {#demo}
+
+See [the next chapter](next.md) or [PyTorch](https://pytorch.org/).
+
+```math
+y = x^2
+```
+
+```python exec="on"
+--8<-- "demo.py:square"
+```
+
+/// warning | Careful
+Inside a block.
+///
+
+```d2 alt="A box with an arrow." caption="A caption."
+a -> b
+```
+
+```python exec="on" html="on"
+print("<figure></figure>")
+```
+
+```python exec="on" raises="ZeroDivisionError"
+print("before")
+1 / 0
+```
+
+```python
+shown_only = True
+```
+"""
+
+DEMO_SNIPPET = """\
+# --8<-- [start:square]
+print(3**2)
+# --8<-- [end:square]
+"""
+
+
+def test_a_page_becomes_cells_in_page_order(tmp_path: Path) -> None:
+    notebook = _page(tmp_path, DEMO, DEMO_SNIPPET)
+    kinds = [(cell.cell_type, cell.id) for cell in notebook.cells]
+    assert kinds == [
+        ("code", "setup"),
+        ("markdown", "text-1"),
+        ("code", "square"),
+        ("markdown", "text-3"),
+        ("code", "block-3"),
+        ("markdown", "text-5"),
+    ], kinds
+    intro, middle, end = (notebook.cells[i].source for i in (1, 3, 5))
+    assert intro.startswith("# Demo\n") and "front matter" not in intro
+    assert "See the next chapter or [PyTorch](https://pytorch.org/)." in intro
+    assert "$$\ny = x^2\n$$" in intro
+    assert notebook.cells[2].source == "print(3**2)"
+    assert "> **Warning: Careful**\n>\n> Inside a block." in middle
+    assert "**Figure on the site:** A box with an arrow." in middle
+    assert chapter_notebooks.FIGURE_NOTE in middle and "<figure>" not in middle
+    assert "```python\nshown_only = True\n```" in end
+    assert "9.9" in notebook.cells[0].source
+
+
+def test_expected_errors_are_printed_and_the_notebook_goes_on(tmp_path: Path) -> None:
+    notebook = _page(tmp_path, DEMO, DEMO_SNIPPET)
+    notebook_execution.execute(notebook, "demo")
+    printed = [_printed(cell) for cell in notebook.cells if cell.cell_type == "code"]
+    assert printed[1:] == ["9\n", "before\nZeroDivisionError: division by zero\n"]
+
+
+def test_blocks_that_need_coursekit_are_left_out(tmp_path: Path) -> None:
+    page = '# T\n\ntext\n\n```python exec="on"\nfrom coursekit import x\n```\n'
+    notebook = _page(tmp_path, page)
+    assert [cell.id for cell in notebook.cells] == ["setup", "text-1"]
+    assert chapter_notebooks.TOOLS_NOTE in notebook.cells[1].source
+
+
+def test_colab_links_only_for_github() -> None:
+    repo = notebook_links.repository("https://github.com/owner/course/", {})
+    assert repo is not None and repo.edit_uri == "edit/main/docs/"
+    assert repo.colab_url("docs/x.ipynb") == (
+        "https://colab.research.google.com/github/owner/course/blob/main/docs/x.ipynb"
+    )
+    other = notebook_links.repository("https://gitlab.com/owner/course", {"REPO_BRANCH": "b"})
+    assert other is not None and other.colab_url("x.ipynb") is None
+    assert other.edit_uri == "edit/b/docs/"
+    assert notebook_links.repository(None) is None and notebook_links.repository("") is None
 
 
 # --- The built site ----------------------------------------------------------------------
@@ -309,3 +554,64 @@ def test_notebook_pages_are_built_with_a_download_and_no_third_party_request(
     # Only the notebooks became notebook pages (mkdocs-jupyter's default also takes .md).
     for page in ("practice/index.html", "practice/exercises/basic-gradient/index.html"):
         assert "jupyter-wrapper" not in (built_site / page).read_text(encoding="utf-8")
+
+
+def _notebook_pages() -> list[tuple[str, Path]]:
+    """(page source under docs/, the committed notebook it links) for every such page."""
+    chapters = [
+        (page.relative_to(ROOT / "docs").as_posix(), chapter_notebooks.notebook_path(page))
+        for page in CHAPTERS
+    ]
+    exercises = [
+        (f"practice/exercises/{slug}.md", notebooks.notebook_path(slug))
+        for slug in notebooks.EXERCISES
+    ]
+    return chapters + exercises
+
+
+def _html(site: Path, src: str) -> str:
+    return (site / src.removesuffix(".md") / "index.html").read_text(encoding="utf-8")
+
+
+_LINKS = re.compile(r'<p class="notebook-links">(.*?)</p>', re.S)
+_EDIT = re.compile(r'<a href="([^"]+)" title="Edit this page"')
+
+
+@pytest.mark.parametrize("with_repo", [False, True], ids=["no-REPO_URL", "REPO_URL"])
+def test_notebook_colab_and_edit_links_exactly_when_repo_url_is_set(
+    request: pytest.FixtureRequest, with_repo: bool
+) -> None:
+    from conftest import TEST_REPO_URL
+
+    site = request.getfixturevalue("built_site_with_repo_url" if with_repo else "built_site")
+    for src, notebook in _notebook_pages():
+        html = _html(site, src)
+        links = _LINKS.search(html)
+        assert links, f"{src}: no notebook links under the title"
+        download = re.search(r'href="([^"]+)" download', links[1])
+        assert download and ">Download notebook</a>" in links[1], src
+        file = (site / src.removesuffix(".md") / download[1]).resolve()
+        assert file.is_file(), f"{src}: the download {download[1]} is not in the site"
+        # The download is the notebook of the page as built, which is the committed one.
+        assert file.read_text(encoding="utf-8") == notebook.read_text(encoding="utf-8"), src
+        colab = re.search(r'href="(https://colab[^"]+)">Open in Colab</a>', links[1])
+        edit = _EDIT.search(html)
+        if not with_repo:
+            assert colab is None and edit is None, src
+            continue
+        repo_path = notebook.relative_to(ROOT).as_posix()
+        assert colab and colab[1] == (
+            f"https://colab.research.google.com/github/example/course/blob/main/{repo_path}"
+        ), src
+        assert edit and edit[1] == f"{TEST_REPO_URL}/edit/main/docs/{src}", src
+    # Elsewhere: no notebook links; an edit link only with a repository.
+    for page in ("index.html", "practice/quizzes/chain-rule/index.html"):
+        html = (site / page).read_text(encoding="utf-8")
+        assert not _LINKS.search(html), page
+        assert bool(_EDIT.search(html)) == with_repo, page
+        # Material's repository widget would ask GitHub's API for stars on every load.
+        assert 'data-md-component="source"' not in html, page
+    if not with_repo:
+        assert "colab.research.google.com" not in "".join(
+            path.read_text(encoding="utf-8") for path in site.rglob("*.html")
+        )

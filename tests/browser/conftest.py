@@ -1,5 +1,9 @@
 """Browser fixtures: the freshly built site served on 127.0.0.1, and one headless Chromium.
 
+Under pytest-xdist each worker has its own server and its own Chromium; the site itself
+is built once per run (tests/conftest.py), and all tests of one page run on one worker
+(coursekit/pytest_parallel.py), so each page is visited once.
+
 Every test that takes a ``page_path`` argument runs once per page of the site (or per
 page of the module's ``PAGES`` list). The pages are the ones MkDocs itself finds from
 mkdocs.yml and docs/ (see ``site_pages``), and ``test_every_built_page_is_covered`` checks
@@ -25,29 +29,22 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from coursekit import chromium
+
 from .audit_page import PageAudit, audit_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path(os.environ.get("CHROME_PATH", "/usr/bin/chromium"))
+CHROMIUM = chromium.CHROMIUM
 CHROMIUM_ARGS = [
     "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
+    *chromium.FLAGS,
     # Belt and braces: a request that ever got past the recorders still cannot leave.
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 ]
-HOW_TO_GET_CHROMIUM = (
-    "install Debian's Chromium with `apt-get install -y chromium` "
-    "(or point CHROME_PATH at a Chromium binary)"
-)
+HOW_TO_GET_CHROMIUM = chromium.HOW_TO_GET_IT
 
 
 def in_ci() -> bool:
@@ -122,7 +119,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="session")
 def site_dir(request: pytest.FixtureRequest) -> Path:
-    """The site under test: built now (`built_site`), or BROWSER_TEST_SITE if that is set.
+    """The site under test: built for this run as the deploy workflow builds it (REPO_URL
+    set, `built_site_with_repo_url`), or BROWSER_TEST_SITE if that is set.
 
     BROWSER_TEST_SITE=site reuses a site you built yourself (`mkdocs build`), which saves
     the build while you work on one page; the default always tests a fresh strict build.
@@ -133,7 +131,7 @@ def site_dir(request: pytest.FixtureRequest) -> Path:
         if not (site / "index.html").is_file():
             pytest.fail(f"BROWSER_TEST_SITE={given}: no built site there", pytrace=False)
         return site
-    return request.getfixturevalue("built_site")
+    return request.getfixturevalue("built_site_with_repo_url")
 
 
 @pytest.fixture(scope="session")

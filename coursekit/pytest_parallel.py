@@ -1,0 +1,70 @@
+"""Run the test suite on every core (pytest-xdist) without doing any work twice.
+
+Loaded from pyproject.toml (``-p coursekit.pytest_parallel -n auto --dist loadfile``).
+
+* ``-n auto`` means one worker per core for a run of the suite, and no workers at all
+  when only Markdown pages are drift-checked (a page's blocks share one session) or
+  when ``--record-outputs`` rewrites the record (one file, written once).
+* Tests that share per-process work must run on the same worker: every test of one
+  page of the site (one browser visit of it, ``page_path``), every block of one
+  drift-checked page (later blocks replay earlier ones), a module's module-scoped
+  fixture. ``--dist loadfile`` (one file per worker) guarantees it. The finer
+  ``xdist_group`` marks below are meant for ``--dist loadgroup``, which did not group
+  them in a measured run (two visits of one page on two workers): see the merge notes.
+* Tests that need the built site run last, so its build (started in the background by
+  tests/conftest.py as soon as the tests are collected) overlaps the other tests.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Fixtures that wait for the site build (tests/conftest.py, tests/browser/conftest.py).
+SITE_FIXTURES = frozenset({"built_site", "built_site_with_repo_url", "site_dir", "site_url"})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Known even when xdist is off (`-p no:xdist`), so the mark never warns.
+    config.addinivalue_line("markers", "xdist_group(name): run these tests on one worker")
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of xdist's: unknown under `-p no:xdist`
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    if config.getoption("--record-outputs", default=False):
+        return 0
+    args = [arg for arg in config.args if not arg.startswith("-")]
+    if args and all(arg.split("::")[0].endswith(".md") for arg in args):
+        return 0
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own hook reads it
+    return os.cpu_count() or 1
+
+
+def _group(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and "page_path" in callspec.params:
+        return f"page:{callspec.params['page_path']}"
+    if Path(str(item.path)).suffix == ".md":
+        return f"md:{item.path}"
+    return None
+
+
+def needs_site(item: pytest.Item) -> bool:
+    return bool(SITE_FIXTURES & set(getattr(item, "fixturenames", ())))
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    # As each test is collected: before any collection_modifyitems hook, among them
+    # xdist's, which turns the group marks into node ids on each worker.
+    group = _group(item)
+    if group and not item.get_closest_marker("xdist_group"):
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # A stable sort: every worker must see the same order.
+    items.sort(key=needs_site)
