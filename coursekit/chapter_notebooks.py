@@ -259,8 +259,8 @@ def build(
             else:
                 body = lines[i + 1 : end]
                 if opening["lang"] in {"python", "py", "python3"}:
-                    body = includes.expand("\n".join(body), page, i + 2, options, base_dir)
-                    body = body.split("\n")
+                    expanded = includes.expand("\n".join(body), page, i + 2, options, base_dir)
+                    body = expanded.split("\n")
                 closing = lines[end] if end < len(lines) else opening["fence"]
                 add(*_other_fence(opening["lang"].lower(), opening["rest"], body, line, closing))
             i = end + 1

@@ -67,7 +67,10 @@ def _time_limit(seconds: float, where: str) -> Iterator[None]:
 def _run_cell(source: str, namespace: dict[str, Any], filename: str) -> tuple[str, str, Any]:
     """Run one cell: (stdout, stderr, value of a final expression or None)."""
     tree = ast.parse(source, filename)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    # A final bare expression is the cell's value, as Jupyter shows it.
+    last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    if last is not None:
+        tree.body.pop()
     out, err = io.StringIO(), io.StringIO()
     value = None
     with (
