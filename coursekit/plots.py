@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import html
 import io
+import itertools
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -70,7 +71,8 @@ DIGITS = 7  # significant digits in the data table: 115.5625 stays 115.5625
 DASH = (5.0, 3.0)  # on, off, in line widths; stretched so a dashed line ends on a dash
 NICE_STEPS = [1, 2, 2.5, 5, 10]  # tick spacings: 0, 5, 10 or 0, 25, 50, never 0.6 or 3
 
-RC = {
+# Keys typed Any: matplotlib types rc_context() with a Literal of every rcParam name.
+RC: dict[Any, Any] = {
     "svg.hashsalt": "coursekit-plots",  # clip-path and marker ids from a fixed salt
     "svg.fonttype": "path",  # glyphs as paths: no font file, no web font request
     "font.family": "DejaVu Sans",  # matplotlib's bundled font, the same on every machine
@@ -101,8 +103,9 @@ class Series:
     """One curve: ``label`` (shown in the legend and as the table's column), x and y.
 
     ``style``: "line", "dashed", "markers", "line+markers" or "point" (one marked point,
-    no legend line, labelled below it on ``label_side``). Two series of one plot should differ in style when they may
-    overlap, so a reader sees both (for example "line" under "markers").
+    no legend line, labelled below it on ``label_side``). Two series of one plot should
+    differ in style when they may overlap, so a reader sees both (for example "line" under
+    "markers").
     """
 
     label: str
@@ -242,7 +245,7 @@ def _draw(axes: Axes, one: Series, colour: str, marker: str) -> None:
 def _fit_dashes(line: Line2D) -> None:
     """Stretch the dash pattern so the line ends on a whole dash, never on a stray dot."""
     points = line.get_transform().transform(line.get_xydata())
-    length = sum(math.dist(a, b) for a, b in zip(points, points[1:])) * 72 / line.figure.dpi
+    length = sum(math.dist(a, b) for a, b in itertools.pairwise(points)) * 72 / line.figure.dpi
     on, off = (d * line.get_linewidth() for d in DASH)  # points, like the length
     periods = max(round((length - on) / (on + off)), 1)
     stretch = length / (periods * (on + off) + on)
@@ -276,9 +279,7 @@ def _postprocess(svg: str, id_salt: str = "") -> str:
         svg,
     )
     svg = re.sub(r'(?<=\bd=")[^"]*', lambda m: _short_path(m[0]), svg)
-    svg = re.sub(
-        r'(?:(?<=\b[xy]=")|(?<=\bwidth=")|(?<=\bheight="))-?\d+\.\d{3,}', _round, svg
-    )
+    svg = re.sub(r'(?:(?<=\b[xy]=")|(?<=\bwidth=")|(?<=\bheight="))-?\d+\.\d{3,}', _round, svg)
     svg = re.sub(
         r"(?<=translate\()[^)]*|(?<=scale\()[^)]*|(?<=stroke-dasharray: )[\d.,]*",
         lambda m: _NUMBER.sub(_round, m[0]),

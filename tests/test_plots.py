@@ -305,9 +305,7 @@ def test_the_table_keeps_seven_significant_digits() -> None:
 def test_the_same_data_with_other_words_gets_other_ids() -> None:
     """The id prefix hashes the alt text and caption too, not only the drawing."""
     first, second = two_series(), two_series(alt="The same two curves, described otherwise.")
-    assert set(re.findall(r' id="([^"]+)"', first)).isdisjoint(
-        re.findall(r' id="([^"]+)"', second)
-    )
+    assert set(re.findall(r' id="([^"]+)"', first)).isdisjoint(re.findall(r' id="([^"]+)"', second))
 
 
 def test_no_empty_glyph_and_no_long_numbers() -> None:
