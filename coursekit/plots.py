@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import html
 import io
+import itertools
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -46,7 +47,13 @@ from typing import Any, Literal
 import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
+
+_SVG_NS = "http://www.w3.org/2000/svg"
+# Once, at import: ElementTree writes these prefixes back when it serialises a plot.
+ET.register_namespace("", _SVG_NS)
+ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
 
 Style = Literal["line", "dashed", "markers", "line+markers", "point"]
 
@@ -57,16 +64,19 @@ _SERIES = ["#020202", "#030303", "#040404", "#050505"]
 # Each keeps 3:1 or more against white, WCAG's minimum for graphics.
 LIGHT = ["#b93c0a", "#3949ab", "#00796b", "#6a1b9a"]
 MARKERS = ["o", "s", "^", "D"]
-WIDTH_IN, HEIGHT_IN = 6.0, 3.4  # 432 × 245 SVG units; scaled to the column by CSS
-DIGITS = 6  # significant digits in the data table
+# 360 × 230 SVG units, scaled to the column by CSS (at most 27rem): on a 390 px phone
+# that is close to 1:1, so text keeps its 11.5 units (px) instead of shrinking.
+WIDTH_IN, HEIGHT_IN = 5.0, 3.2
+DIGITS = 7  # significant digits in the data table: 115.5625 stays 115.5625
+DASH = (5.0, 3.0)  # on, off, in line widths; stretched so a dashed line ends on a dash
 NICE_STEPS = [1, 2, 2.5, 5, 10]  # tick spacings: 0, 5, 10 or 0, 25, 50, never 0.6 or 3
 
-RC = {
+# Keys typed Any: matplotlib types rc_context() with a Literal of every rcParam name.
+RC: dict[Any, Any] = {
     "svg.hashsalt": "coursekit-plots",  # clip-path and marker ids from a fixed salt
     "svg.fonttype": "path",  # glyphs as paths: no font file, no web font request
-    "svg.image_inline": True,
     "font.family": "DejaVu Sans",  # matplotlib's bundled font, the same on every machine
-    "font.size": 10.5,
+    "font.size": 11.5,  # SVG units; tests/browser/test_plots.py checks the px on a phone
     "axes.linewidth": 0.8,
     "axes.edgecolor": _INK,
     "axes.labelcolor": _INK,
@@ -81,7 +91,6 @@ RC = {
     "grid.alpha": 0.15,
     "grid.linewidth": 0.6,
     "legend.frameon": False,
-    "path.simplify": True,
 }
 
 
@@ -94,14 +103,18 @@ class Series:
     """One curve: ``label`` (shown in the legend and as the table's column), x and y.
 
     ``style``: "line", "dashed", "markers", "line+markers" or "point" (one marked point,
-    no legend line). Two series of one plot should differ in style when they may
-    overlap, so a reader sees both (for example "line" under "markers").
+    no legend line, labelled below it on ``label_side``). Two series of one plot should
+    differ in style when they may overlap, so a reader sees both (for example "line" under
+    "markers").
     """
 
     label: str
     x: Sequence[float]
     y: Sequence[float]
     style: Style = "line"
+    # "point" only: which side, below the point, its label goes. Pick the side away
+    # from a line through the point (below left of a line that falls to the right).
+    label_side: Literal["right", "left"] = "right"
 
 
 def line_plot(
@@ -119,7 +132,7 @@ def line_plot(
 
     ``alt`` says what the plot shows (required); ``x_integer`` puts ticks on whole
     numbers only (steps, epochs); ``y_log`` uses a logarithmic y axis.
-    ``number_format`` writes the table's numbers (default: 6 significant digits).
+    ``number_format`` writes the table's numbers (default: 7 significant digits).
     """
     alt = " ".join(str(alt or "").split())
     if not alt:
@@ -133,7 +146,14 @@ def line_plot(
             )
     if len(series) > len(_SERIES):
         raise PlotError(f"at most {len(_SERIES)} series in one plot")
-    svg = render_svg(series, x_label=x_label, y_label=y_label, x_integer=x_integer, y_log=y_log)
+    svg = render_svg(
+        series,
+        x_label=x_label,
+        y_label=y_label,
+        x_integer=x_integer,
+        y_log=y_log,
+        id_salt=f"{alt}\0{caption}",
+    )
     svg = svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(alt)}" ', 1)
     table = data_table(series, x_label=x_label, number_format=number_format or _number)
     return (
@@ -154,8 +174,13 @@ def render_svg(
     y_label: str,
     x_integer: bool = False,
     y_log: bool = False,
+    id_salt: str = "",
 ) -> str:
-    """The plot as scheme-following SVG markup (no XML prolog, metadata or fixed size)."""
+    """The plot as scheme-following SVG markup (no XML prolog, metadata or fixed size).
+
+    ``id_salt`` goes into the hash its ids are made from (line_plot passes the alt text
+    and caption), so two plots that draw the same data still get ids of their own.
+    """
     with matplotlib.rc_context(RC):
         # A bare Figure: no pyplot, so no global figure list and no GUI backend.
         figure = Figure(figsize=(WIDTH_IN, HEIGHT_IN), layout="constrained")
@@ -178,9 +203,13 @@ def render_svg(
         if len(named) > 1:
             # Above the axes, never over the data.
             figure.legend(loc="outside upper center", ncols=len(named), handlelength=2.6)
+        figure.draw_without_rendering()  # the final layout, to fit the dashes to it
+        for line in axes.get_lines():
+            if line.get_gid() == "dashed":
+                _fit_dashes(line)
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    return _postprocess(buffer.getvalue())
+    return _postprocess(buffer.getvalue(), id_salt)
 
 
 def _draw(axes: Axes, one: Series, colour: str, marker: str) -> None:
@@ -189,7 +218,7 @@ def _draw(axes: Axes, one: Series, colour: str, marker: str) -> None:
     if one.style == "line":
         axes.plot(x, y, linewidth=2, **common)
     elif one.style == "dashed":
-        axes.plot(x, y, linewidth=2, linestyle=(0, (5, 3)), **common)
+        axes.plot(x, y, linewidth=2, linestyle=(0, DASH), gid="dashed", **common)
     elif one.style == "markers":
         # Open circles: the line of another series stays visible through them.
         common.update(marker="o", markersize=8, fillstyle="none", markeredgewidth=1.6)
@@ -200,16 +229,33 @@ def _draw(axes: Axes, one: Series, colour: str, marker: str) -> None:
         # Labelled beside the point itself, not in the legend.
         common["label"] = "_nolegend_"
         axes.plot(x, y, linestyle="none", marker="o", markersize=7, zorder=5, **common)
+        right = one.label_side == "right"
         for px, py in zip(x, y, strict=True):
-            axes.annotate(one.label, (px, py), xytext=(8, -14), textcoords="offset points")
+            axes.annotate(
+                one.label,
+                (px, py),
+                xytext=(9, -16) if right else (-9, -16),
+                textcoords="offset points",
+                ha="left" if right else "right",
+            )
     else:
         raise PlotError(f"series {one.label!r}: unknown style {one.style!r}")
+
+
+def _fit_dashes(line: Line2D) -> None:
+    """Stretch the dash pattern so the line ends on a whole dash, never on a stray dot."""
+    points = line.get_transform().transform(line.get_xydata())
+    length = sum(math.dist(a, b) for a, b in itertools.pairwise(points)) * 72 / line.figure.dpi
+    on, off = (d * line.get_linewidth() for d in DASH)  # points, like the length
+    periods = max(round((length - on) / (on + off)), 1)
+    stretch = length / (periods * (on + off) + on)
+    line.set_linestyle((0, (DASH[0] * stretch, DASH[1] * stretch)))
 
 
 _NUMBER = re.compile(r"-?\d+\.\d{3,}")
 
 
-def _postprocess(svg: str) -> str:
+def _postprocess(svg: str, id_salt: str = "") -> str:
     """Colours to CSS, ids unique to this plot, coordinates shortened, junk removed."""
     svg = svg[svg.index("<svg ") :]  # drop the XML prolog and DOCTYPE
     svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
@@ -221,6 +267,11 @@ def _postprocess(svg: str) -> str:
     svg = svg.replace("<svg ", '<svg stroke-linejoin="round" ', 1)
     svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)
     svg = re.sub(r">\s+<", "><", svg).strip()
+    # A glyph without an outline (the space) draws nothing: drop it and its <use>s.
+    for empty in re.findall(r'<path id="([^"]+)"(?: transform="[^"]*")?/>', svg):
+        name = re.escape(empty)
+        svg = re.sub(rf'<path id="{name}"[^>]*/>|<use xlink:href="#{name}"[^>]*/>', "", svg)
+    svg = svg.replace("<defs></defs>", "")
     # Two decimals of an SVG unit is far below a pixel; the bytes drop by about a third.
     svg = re.sub(
         r'(<path id="[^"]+" d=")([^"]*)" transform="scale\(([\d.]+)\)"',
@@ -228,9 +279,11 @@ def _postprocess(svg: str) -> str:
         svg,
     )
     svg = re.sub(r'(?<=\bd=")[^"]*', lambda m: _short_path(m[0]), svg)
-    svg = re.sub(r'(?<=\b[xy]=")-?\d+\.\d{3,}', _round, svg)
+    svg = re.sub(r'(?:(?<=\b[xy]=")|(?<=\bwidth=")|(?<=\bheight="))-?\d+\.\d{3,}', _round, svg)
     svg = re.sub(
-        r"(?<=translate\()[^)]*|(?<=scale\()[^)]*", lambda m: _NUMBER.sub(_round, m[0]), svg
+        r"(?<=translate\()[^)]*|(?<=scale\()[^)]*|(?<=stroke-dasharray: )[\d.,]*",
+        lambda m: _NUMBER.sub(_round, m[0]),
+        svg,
     )
     # Every colour must be a placeholder: any other would ignore the colour scheme.
     leftover = set(re.findall(r"#[0-9a-fA-F]{3,8}\b|\brgba?\(", svg)) - {_INK, *_SERIES}
@@ -242,7 +295,7 @@ def _postprocess(svg: str) -> str:
     svg = svg.replace(_INK, "currentColor")
     for i, (placeholder, light) in enumerate(zip(_SERIES, LIGHT, strict=True), start=1):
         svg = svg.replace(placeholder, f"var(--plot-{i}, {light})")
-    svg = _own_ids(svg)
+    svg = _own_ids(svg, id_salt)
     svg = _unwrap_groups(svg)
     # xlink:href stays: Material's instant navigation rewrites every element with a plain
     # href attribute, and a <use> element's href cannot be set (an uncaught TypeError).
@@ -337,16 +390,17 @@ def _round(match: re.Match[str]) -> str:
     return "0" if text == "-0" else text
 
 
-def _own_ids(svg: str) -> str:
+def _own_ids(svg: str, salt: str = "") -> str:
     """Drop ids nothing refers to; rename the others to short ids unique to this SVG.
 
     Glyph and marker definitions repeat in every plot (``DejaVuSans-30``); without a
     prefix of its own, two plots on one page would share ids, which HTML forbids. The
-    prefix is a hash of the SVG, so it is the same in every build.
+    prefix is a hash of the SVG and ``salt`` (the alt text and caption), so it is the same
+    in every build and differs between plots that draw the same data differently labelled.
     """
     referenced = set(re.findall(r'(?:href="#|url\(#)([^")]+)', svg))
     svg = re.sub(r' id="([^"]+)"', lambda m: m[0] if m[1] in referenced else "", svg)
-    prefix = "p" + hashlib.sha256(svg.encode()).hexdigest()[:8]
+    prefix = "p" + hashlib.sha256(f"{svg}\0{salt}".encode()).hexdigest()[:8]
     names: dict[str, str] = {}
     for old in re.findall(r' id="([^"]+)"', svg):
         names[old] = f"{prefix}{_base36(len(names))}"
@@ -366,10 +420,8 @@ def _base36(number: int) -> str:
 
 def _unwrap_groups(svg: str) -> str:
     """Remove <g> elements without attributes (matplotlib nests many): same drawing."""
-    ET.register_namespace("", "http://www.w3.org/2000/svg")
-    ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
     root = ET.fromstring(svg)
-    group = "{http://www.w3.org/2000/svg}g"
+    group = f"{{{_SVG_NS}}}g"
 
     def flatten(parent: ET.Element) -> None:
         children: list[ET.Element] = []

@@ -286,4 +286,42 @@ def test_a_logarithmic_axis_for_values_over_many_orders() -> None:
     )
     assert parse(figure).find(f"{SVG}svg") is not None
     (table,) = _tables(figure)
-    assert table[1] == ["1", "1.52588e-05", "0.5"]
+    assert table[1] == ["1", "1.525879e-05", "0.5"]
+
+
+def test_the_table_keeps_seven_significant_digits() -> None:
+    """6 digits would print 115.5625 as 115.562, a number the run never produced."""
+    figure = plots.line_plot(
+        [Series("loss", [1, 2], [115.5625, 0.1234567])],
+        x_label="step",
+        y_label="loss",
+        alt="Two losses.",
+        caption="c",
+    )
+    (table,) = _tables(figure)
+    assert table[1:] == [["1", "115.5625"], ["2", "0.1234567"]]
+
+
+def test_the_same_data_with_other_words_gets_other_ids() -> None:
+    """The id prefix hashes the alt text and caption too, not only the drawing."""
+    first, second = two_series(), two_series(alt="The same two curves, described otherwise.")
+    assert set(re.findall(r' id="([^"]+)"', first)).isdisjoint(re.findall(r' id="([^"]+)"', second))
+
+
+def test_no_empty_glyph_and_no_long_numbers() -> None:
+    """The space glyph draws nothing; clip rectangles and dashes use two decimals."""
+    svg = tangent()
+    assert not re.search(r"<path (?![^>]*\bd=)[^>]*>", svg), "a path without outline"
+    assert not re.search(r'(?:width|height|x|y)="-?\d+\.\d{3,}"', svg)
+    assert not re.search(r"stroke-dasharray: [^;\"]*\d\.\d{3,}", svg)
+
+
+def test_a_dashed_line_ends_on_a_whole_dash() -> None:
+    """The pattern is stretched to the line's length: no stray dot at its end."""
+    svg = tangent()
+    dashed = re.search(r'<path d="M([-\d.]+) ([-\d.]+)L([-\d.]+) ([-\d.]+)"[^>]*?'
+                       r"stroke-dasharray: ([\d.]+),([\d.]+)", svg)  # fmt: skip
+    assert dashed, "no dashed two-point line in the tangent plot"
+    x1, y1, x2, y2, on, off = map(float, dashed.groups())
+    periods = (((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5 - on) / (on + off)
+    assert periods == pytest.approx(round(periods), abs=0.01) and round(periods) >= 1

@@ -105,13 +105,13 @@ print("never cleared:    ", train(clear_gradients=False))
 
 
 # --8<-- [start:history]
-def history(clear_gradients: bool, steps: int = 20) -> tuple[list[float], list[float]]:
+def history(clear_gradients: bool, step_count: int = 20) -> tuple[list[float], list[float]]:
     """The same run as train(), keeping the loss and the weight's .grad at every step."""
     torch.manual_seed(0)
     model = nn.Linear(1, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     losses, weight_grads = [], []
-    for _ in range(steps):
+    for _ in range(step_count):
         if clear_gradients:
             optimizer.zero_grad()
         loss = nn.functional.mse_loss(model(inputs), targets)
@@ -122,14 +122,36 @@ def history(clear_gradients: bool, steps: int = 20) -> tuple[list[float], list[f
     return losses, weight_grads
 
 
-steps = list(range(1, 21))
 cleared_losses, cleared_grads = history(clear_gradients=True)
 kept_losses, kept_grads = history(clear_gradients=False)
+step_numbers = list(range(1, len(cleared_losses) + 1))  # the x axis of the plots below
+# Never cleared, .grad is a running sum: each step's own gradient is the difference.
+kept_fresh = [kept_grads[0]] + [
+    kept_grads[k] - kept_grads[k - 1] for k in range(1, len(kept_grads))
+]
 
 print("weight.grad, steps 1-5, cleared:      ", [round(g, 2) for g in cleared_grads[:5]])
 print("weight.grad, steps 1-5, never cleared:", [round(g, 2) for g in kept_grads[:5]])
+print("never cleared, fresh gradient, steps 1-10:", [round(g, 2) for g in kept_fresh[:10]])
+first_positive = next(i for i, g in enumerate(kept_fresh) if g > 0)
+sum_positive = next(i for i, g in enumerate(kept_grads) if g > 0)
+print(
+    f"never cleared: first positive fresh gradient at step {first_positive + 1}, "
+    f"first positive sum at step {sum_positive + 1}"
+)
+largest_sum = min(kept_grads)
+print(
+    f"never cleared: largest sum {largest_sum:.2f} at step {kept_grads.index(largest_sum) + 1}, "
+    f"{largest_sum / kept_grads[0]:.2f} times the first gradient"
+)
 lowest = min(kept_losses)
-print(f"never cleared: lowest loss {lowest:.4f} at step {kept_losses.index(lowest) + 1}")
+lowest_step = kept_losses.index(lowest)
+print(f"never cleared: lowest loss {lowest:.4f} at step {lowest_step + 1}")
+highest_after = max(kept_losses[lowest_step:])
+print(
+    f"never cleared: then back up to {highest_after:.4f} at step "
+    f"{kept_losses.index(highest_after) + 1} (step 1: {kept_losses[0]:.4f})"
+)
 print(f"never cleared: loss at step 20 {kept_losses[-1]:.4f}")
 print(f"cleared:       loss at step 20 {cleared_losses[-1]:.4f}")
 # --8<-- [end:history]

@@ -71,6 +71,12 @@ print(f"bias {bias_now:.4f}, loss {loss.item():.4f}, bias.grad {slope:.4f}")
 print(f"one unit to the left:  loss {bias_losses[0]:.4f}, line {line_losses[0]:.4f}")
 print(f"one unit to the right: loss {bias_losses[-1]:.4f}, line {line_losses[1]:.4f}")
 print(f"the curve is lowest at a shift of -bias.grad / 2 = {-slope / 2:.4f}")
+# One step of the loop below (learning rate 0.1) moves the bias by 0.1 * -bias.grad.
+sgd_step = 0.1 * -slope
+print(
+    f"one SGD step with lr 0.1 moves it {sgd_step:.4f}: "
+    f"{sgd_step / (-slope / 2):.2f} of the way to the lowest point"
+)
 # --8<-- [end:loss-against-bias]
 
 # --8<-- [start:loop]

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
+from coursekit import plots
+
 from .audit_page import SCHEMES, SERIOUS, describe_violations, switch_to_dark
 from .conftest import ROOT
 
@@ -30,6 +32,8 @@ PLOTS = {
 SHOTS = ROOT / "screenshots" / "plots"
 GRAPHICS_CONTRAST = 3.0  # WCAG 1.4.11: lines and markers against the page
 TEXT_CONTRAST = 4.5  # tick labels and axis titles are text
+PHONE = {"width": 390, "height": 844}
+SMALLEST_TEXT_PX = 10  # tick labels and axis titles, on a phone
 _AXE = Axe()
 
 # Every stroke and fill the plot paints (decorative translucent grid lines aside), with the
@@ -162,3 +166,20 @@ def test_plots_are_readable_and_axe_clean(plot_page: tuple[Page, str, str]) -> N
         ]
         problems.append("axe:\n" + describe_violations(summary))
     assert not sorted(set(problems)), f"{path} ({scheme}):\n" + "\n".join(sorted(set(problems)))
+
+
+@pytest.mark.parametrize("path", list(PLOTS))
+def test_plot_text_stays_readable_on_a_phone(
+    path: str, new_context: Callable[..., BrowserContext]
+) -> None:
+    """Text is drawn at font.size SVG units; the CSS scale of the SVG sets its size in px."""
+    context = new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(path)
+    scales = page.eval_on_selector_all(
+        "article figure.plot-figure > svg",
+        "(svgs) => svgs.map((s) => s.getBoundingClientRect().width / s.viewBox.baseVal.width)",
+    )
+    context.close()
+    sizes = [round(plots.RC["font.size"] * scale, 1) for scale in scales]
+    assert sizes and min(sizes) >= SMALLEST_TEXT_PX, f"{path}: text of {sizes} px at 390 px"
