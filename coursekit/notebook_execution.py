@@ -93,7 +93,7 @@ def execute(notebook: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode
         if cell.cell_type != "code":
             continue
         count += 1
-        where = f"{name}, code cell {count}"
+        where = f"{name}: code cell {count}"
         try:
             with _time_limit(TIMEOUT, where):
                 stdout, stderr, value = _run_cell(cell.source, namespace, f"<{where}>")

@@ -26,20 +26,20 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # Fixture sites are broken on purpose; test_bad_input.py runs them in their own processes.
 collect_ignore = ["fixtures"]
-SITES = ROOT / "tests" / "fixtures" / "sites"
+FIXTURE_SITES = ROOT / "tests" / "fixtures" / "sites"
 
 
 def copy_fixture_site(name: str, destination: Path) -> Path:
     """A writable copy of tests/fixtures/sites/<name> under ``destination``, for tests
     that edit it (its shared base.yml points at this checkout's hooks)."""
-    shutil.copy2(SITES / "pytest.ini", destination / "pytest.ini")
-    base = (SITES / "base.yml").read_text(encoding="utf-8")
+    shutil.copy2(FIXTURE_SITES / "pytest.ini", destination / "pytest.ini")
+    base = (FIXTURE_SITES / "base.yml").read_text(encoding="utf-8")
     hooks = (ROOT / "coursekit" / "mkdocs_hooks.py").as_posix()
     (destination / "base.yml").write_text(
         base.replace("../../../../coursekit/mkdocs_hooks.py", hooks), encoding="utf-8"
     )
     site = destination / name
-    shutil.copytree(SITES / name, site, ignore=shutil.ignore_patterns(".cache"))
+    shutil.copytree(FIXTURE_SITES / name, site, ignore=shutil.ignore_patterns(".cache"))
     return site
 
 

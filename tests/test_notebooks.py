@@ -330,7 +330,7 @@ def test_a_failing_cell_fails_the_build_naming_notebook_and_cell(tmp_path: Path)
         check=False,
     )
     assert result.returncode != 0, result.stdout + result.stderr
-    assert "broken.ipynb, code cell 2 failed: IndexError: list index out of range" in (
+    assert "broken.ipynb: code cell 2 failed: IndexError: list index out of range" in (
         result.stderr
     ), result.stderr
     assert not (tmp_path / "site" / "broken" / "index.html").exists()
