@@ -1,8 +1,9 @@
 """MkDocs hook: a page that holds a step-through figure gets its script and stylesheet.
 
-Registered in ``mkdocs.yml`` (``hooks:``). Both go inside the page's content, so that
-Material's instant navigation, which swaps the content in and re-runs the scripts it
-holds, brings them along; pages without a figure load neither.
+Registered in ``mkdocs.yml`` (``hooks:``). Both go inside the page's content, so they
+would come along even under Material's instant navigation (off in mkdocs.yml: it cost
+every first page load more than it saved later ones), which swaps the content in and
+re-runs the scripts it holds; pages without a figure load neither.
 """
 
 from __future__ import annotations

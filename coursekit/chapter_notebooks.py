@@ -43,6 +43,7 @@ import nbformat
 
 from coursekit import includes
 from coursekit.fences import executed_fences
+from coursekit.notebooks import new_notebook, render
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -293,17 +294,7 @@ def build(
             add(_prose_line(line))
         i += 1
     flush()
-    notebook = nbformat.v4.new_notebook(cells=cells)
-    notebook.metadata = {
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
-    }
-    nbformat.validate(notebook)
-    return notebook
-
-
-def render(notebook: nbformat.NotebookNode) -> str:
-    return nbformat.writes(notebook) + "\n"
+    return new_notebook(cells)
 
 
 def render_page(page: Path, root: Path = ROOT, config_file: Path | None = None) -> str:

@@ -71,7 +71,8 @@ def _make_print(write: Callable[[str], Any]) -> Callable[..., None]:
 
 
 @contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
+def time_limit(seconds: float, error: Exception) -> Iterator[None]:
+    """Raise ``error`` in the running code once ``seconds`` have passed (0: no limit)."""
     # Signals only work in the main thread; `mkdocs serve` rebuilds in a worker
     # thread, where a runaway block is left to the author's Ctrl-C.
     if seconds <= 0 or threading.current_thread() is not threading.main_thread():
@@ -79,7 +80,7 @@ def _time_limit(seconds: float) -> Iterator[None]:
         return
 
     def _stop(signum: int, frame: object) -> None:
-        raise BlockTimeout(f"the block ran for more than {seconds:g} s and was stopped")
+        raise error
 
     previous = signal.signal(signal.SIGALRM, _stop)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -133,7 +134,12 @@ def run_block(
         chunks.append(f"{category.__name__}: {_without_source_location(str(message))}\n")
 
     try:
-        with warnings.catch_warnings(), _time_limit(timeout):
+        with (
+            warnings.catch_warnings(),
+            time_limit(
+                timeout, BlockTimeout(f"the block ran for more than {timeout:g} s and was stopped")
+            ),
+        ):
             warnings.simplefilter("always")
             warnings.showwarning = _show_warning
             try:

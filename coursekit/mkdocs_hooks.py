@@ -21,7 +21,14 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from coursekit import interview_index, notebook_execution, notebooks, quiz, rebuild_memo
+from coursekit import (
+    copy_buttons,
+    interview_index,
+    notebook_execution,
+    notebooks,
+    quiz,
+    rebuild_memo,
+)
 from coursekit.build_exec import BuildRun, stamp_version
 from coursekit.fences import tag_fences
 
@@ -103,7 +110,8 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     _build().check_page_content(page)
     # Notebook pages: a download link, no script from another host, no unused styles.
-    return notebooks.page_content(html, page)
+    html = notebooks.page_content(html, page)
+    return copy_buttons.add(html)
 
 
 def on_post_build(config: MkDocsConfig) -> None:

@@ -23,16 +23,15 @@ import contextlib
 import hashlib
 import io
 import os
-import signal
-import threading
 import warnings
-from collections.abc import Iterator
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import nbformat
 from mkdocs.exceptions import PluginError
+
+from coursekit.execution import time_limit
 
 CACHE = Path(".cache") / "notebooks"
 TIMEOUT = 300  # seconds per cell, as the kernel had
@@ -43,25 +42,6 @@ _sources: dict[str, str] = {}  # page src_uri -> the clean notebook, for the dow
 
 class CellError(Exception):
     """A notebook cell raised; the message names the notebook and the cell."""
-
-
-@contextlib.contextmanager
-def _time_limit(seconds: float, where: str) -> Iterator[None]:
-    # Signals work in the main thread only; `mkdocs serve` rebuilds in another one.
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum: int, frame: object) -> None:
-        raise TimeoutError(f"{where} ran for more than {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _run_cell(source: str, namespace: dict[str, Any], filename: str) -> tuple[str, str, Any]:
@@ -95,7 +75,7 @@ def execute(notebook: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode
         count += 1
         where = f"{name}: code cell {count}"
         try:
-            with _time_limit(TIMEOUT, where):
+            with time_limit(TIMEOUT, TimeoutError(f"{where} ran for more than {TIMEOUT:g} s")):
                 stdout, stderr, value = _run_cell(cell.source, namespace, f"<{where}>")
         except Exception as error:
             raise CellError(f"{where} failed: {type(error).__name__}: {error}") from error

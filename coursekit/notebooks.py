@@ -119,6 +119,11 @@ def build(slug: str) -> nbformat.NotebookNode:
         nbformat.v4.new_markdown_cell(CHECK_INTRO, id="check-intro"),
         nbformat.v4.new_code_cell(region(snippet, "check"), id="check"),
     ]
+    return new_notebook(cells)
+
+
+def new_notebook(cells: list[nbformat.NotebookNode]) -> nbformat.NotebookNode:
+    """A validated notebook of ``cells`` for a plain Python 3 kernel."""
     notebook = nbformat.v4.new_notebook(cells=cells)
     notebook.metadata = {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
@@ -129,6 +134,7 @@ def build(slug: str) -> nbformat.NotebookNode:
 
 
 def render(notebook: nbformat.NotebookNode) -> str:
+    """The notebook as committed: nbformat's JSON and a final newline."""
     return nbformat.writes(notebook) + "\n"
 
 

@@ -297,8 +297,8 @@ def _postprocess(svg: str, id_salt: str = "") -> str:
         svg = svg.replace(placeholder, f"var(--plot-{i}, {light})")
     svg = _own_ids(svg, id_salt)
     svg = _unwrap_groups(svg)
-    # xlink:href stays: Material's instant navigation rewrites every element with a plain
-    # href attribute, and a <use> element's href cannot be set (an uncaught TypeError).
+    # xlink:href stays: Material's instant navigation (off in mkdocs.yml) rewrites every
+    # element with a plain href attribute, and a <use> element's href cannot be set.
     # Natural size from the viewBox; plots.css scales it to the column width.
     box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
     if not box:

@@ -265,11 +265,11 @@ def _first_reason(summary: str) -> str:
 
 
 def switch_to_dark(page: Page) -> None:
-    """Click Material's own palette toggle (as a reader would) until the slate scheme is on."""
+    """Click the palette toggle (as a reader would) until the slate scheme is on."""
     for _ in range(4):  # a palette may have several entries; the toggle cycles through them
         if page.evaluate("() => document.body.dataset.mdColorScheme") == "slate":
             break
-        page.locator('form[data-md-component="palette"] label:visible').first.click()
+        page.locator("form[data-course-palette] label:visible").first.click()
         page.wait_for_function(DONE_SWITCHING_JS)
     else:
         raise AssertionError("the palette toggle never switched to the slate (dark) scheme")

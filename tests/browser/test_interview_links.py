@@ -1,8 +1,8 @@
 """Interview pages in a real browser: the "Copy link" buttons and the printed summary.
 
 The browser and its skip rules come from tests/browser/conftest.py. These tests answer
-requests to the site's own address (site_url) from the built site, because Material's
-instant navigation only works there.
+requests to the site's own address (site_url) from the built site, because the links the
+buttons copy are the pages' canonical addresses.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ QUESTION = "interview/what-is-backpropagation/"
 
 @pytest.fixture(scope="module")
 def canonical_url(built_site: Path) -> str:
-    """The site's own address (site_url): Material's instant navigation only works there."""
+    """The site's own address (site_url), which the copied links start with."""
     home = (built_site / "index.html").read_text(encoding="utf-8")
     match = re.search(r'<link rel="canonical" href="(?P<url>[^"]+)"', home)
     assert match, "the home page has no canonical address (site_url)"
@@ -84,16 +84,12 @@ def test_copy_link_copies_the_address_and_says_so(page: Page, canonical_url: str
     assert page.evaluate("navigator.clipboard.readText()") == f"{canonical_url}{QUESTION}"
 
 
-def test_copy_links_after_instant_navigation(page: Page) -> None:
+def test_copy_links_after_following_a_link(page: Page) -> None:
     page.goto("interview/")
-    page.evaluate("window.__same_document = true")
-    # Material's instant navigation rewrites links to absolute addresses.
-    page.locator('article a[href$="/interview/what-does-backward-do/"]').first.click()
+    page.locator('article a[href$="what-does-backward-do/"]').first.click()
     page.wait_for_url("**/interview/what-does-backward-do/")
     page.wait_for_selector("h2#short-answer .copy-link")
-    # Material swapped the content without a reload, and the buttons were still added.
-    assert page.evaluate("window.__same_document === true")
-    assert page.locator("article h1 .copy-link").count() == 1
+    assert page.locator("article h1 .copy-link").count() == 1  # set up once
 
 
 def test_no_copy_links_outside_the_interview_pages(page: Page) -> None:

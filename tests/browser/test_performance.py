@@ -1,4 +1,4 @@
-"""Pages that do not move while they load, and quizzes that degrade without JavaScript."""
+"""Pages that do not move while they load, and controls that need JavaScript hidden without it."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 
 
 QUIZ = "practice/quizzes/chain-rule/"
+CHAPTER = "chapters/chain-rule/"
 
 
 def test_quiz_controls_do_not_shift_the_page(
@@ -45,3 +46,21 @@ def test_quiz_without_javascript_hides_its_controls_and_keeps_the_answers(
     context.close()
     assert not actions and not progress, f"{QUIZ}: controls that need JavaScript are shown"
     assert answers > 0, f"{QUIZ}: no answer to open without JavaScript"
+
+
+def test_copy_buttons_only_show_when_a_script_can_copy(
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    """The buttons are in the HTML (coursekit/copy_buttons.py); only JavaScript can copy."""
+    shown = {}
+    for javascript in (True, False):
+        context = new_context(java_script_enabled=javascript)
+        page = context.new_page()
+        page.goto(CHAPTER)
+        buttons = page.locator("article pre > nav.md-code__nav > button[data-md-type=copy]")
+        shown[javascript] = (buttons.count(), buttons.first.is_visible())
+        context.close()
+    assert shown[True][0] > 0 and shown[True][1], f"{CHAPTER}: no visible copy button"
+    assert shown[False] == (shown[True][0], False), (
+        f"{CHAPTER}: without JavaScript a copy button is shown, and it could not copy"
+    )

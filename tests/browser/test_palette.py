@@ -1,0 +1,108 @@
+"""The colour-scheme toggle (overrides/partials/palette.html, assets/javascripts/palette.js).
+
+It replaces Material's palette component (which forced three style recalculations of the
+whole page on every load), so everything that component did for a reader is checked
+here: the system setting picks the scheme on a first visit, before the first paint; the
+toggle switches by mouse and by keyboard; the choice survives a reload and a visit to
+another page; and the label shown always offers the other scheme.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
+
+PAGE = "chapters/chain-rule/"
+OTHER_PAGE = "chapters/leaf-tensors/"
+TOGGLE = "form[data-course-palette] label:visible"
+
+
+def _scheme(page: Page) -> str:
+    return page.evaluate("() => document.body.dataset.mdColorScheme")
+
+
+def _offered(page: Page) -> str:
+    """The name of the scheme the visible toggle switches to (its title)."""
+    return page.locator(TOGGLE).get_attribute("title") or ""
+
+
+def _first_paint_scheme(page: Page) -> str:
+    """The scheme <body> had when the content was first parsed (FIRST_SCHEME_JS)."""
+    return page.evaluate("() => window.__firstScheme")
+
+
+# Records the scheme <body> has when the parser reaches the page's <article>: before the
+# content is painted, and before any script at the end of <body> runs.
+FIRST_SCHEME_JS = """
+new MutationObserver((records, observer) => {
+  if (!document.querySelector("article")) return;
+  window.__firstScheme = document.body.dataset.mdColorScheme;
+  observer.disconnect();
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def test_a_first_visit_follows_the_system_setting(
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    for system, expected in (("light", "default"), ("dark", "slate")):
+        context = new_context(color_scheme=system)
+        page = context.new_page()
+        page.add_init_script(FIRST_SCHEME_JS)
+        page.goto(PAGE)
+        first, now, offered = _first_paint_scheme(page), _scheme(page), _offered(page)
+        context.close()
+        assert (first, now) == (expected, expected), (
+            f"{PAGE}, system {system}: body scheme {first!r} when parsed, {now!r} after "
+            f"load; expected {expected!r} from the start"
+        )
+        other = "light" if system == "dark" else "dark"
+        assert other in offered.lower(), f"system {system}: the toggle offers {offered!r}"
+
+
+def test_the_toggle_switches_by_mouse_and_the_choice_is_kept(
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    context = new_context()
+    page = context.new_page()
+    page.goto(PAGE)
+    assert _scheme(page) == "default"
+    page.locator(TOGGLE).click()
+    after_click = _scheme(page)
+    page.reload()
+    after_reload = _scheme(page)
+    page.add_init_script(FIRST_SCHEME_JS)
+    page.goto(OTHER_PAGE)
+    on_next_page, first_paint = _scheme(page), _first_paint_scheme(page)
+    offered = _offered(page)
+    page.locator(TOGGLE).click()
+    back = _scheme(page)
+    context.close()
+    assert after_click == "slate", f"a click on the toggle gave {after_click!r}, not slate"
+    assert after_reload == "slate", f"after a reload the scheme is {after_reload!r}"
+    assert (on_next_page, first_paint) == ("slate", "slate"), (
+        f"{OTHER_PAGE}: scheme {first_paint!r} when parsed, {on_next_page!r} after load"
+    )
+    assert "light" in offered.lower(), f"in the dark scheme the toggle offers {offered!r}"
+    assert back == "default", f"a second click gave {back!r}, not the light scheme"
+
+
+def test_the_toggle_works_with_the_keyboard(new_context: Callable[..., BrowserContext]) -> None:
+    context = new_context()
+    page = context.new_page()
+    page.goto(PAGE)
+    page.focus("form[data-course-palette] input:checked")
+    page.keyboard.press("Enter")
+    after_enter = _scheme(page)
+    focused = page.evaluate(
+        "() => document.activeElement.matches('form[data-course-palette] input')"
+    )
+    page.keyboard.press("Enter")
+    back = _scheme(page)
+    context.close()
+    assert after_enter == "slate", f"Enter on the toggle gave {after_enter!r}, not slate"
+    assert focused, "after Enter the focus left the toggle"
+    assert back == "default", f"a second Enter gave {back!r}, not the light scheme"
