@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import re
 
+from mkdocs.exceptions import PluginError
+
 # Material's renderCodeBlockNavigation() and renderClipboardButton(): a <nav> inside the
 # <pre>, before the <code>. The <code> gets the id the button points at: Material rewrites
 # the <pre>'s id when it mounts the block, so the id cannot live there.
 _BLOCK = re.compile(r"(<pre\b[^>]*>(?:<span></span>)?)<code\b([^>]*)>")
 _BUTTON = (
     '<nav class="md-code__nav"><button class="md-code__button" title="Copy to clipboard" '
-    'data-clipboard-target="#{id}" data-md-type="copy"></button></nav>'
+    'data-clipboard-target="{target}" data-md-type="copy"></button></nav>'
 )
 
 
@@ -35,10 +37,21 @@ def add(html: str) -> str:
         nonlocal count
         count += 1
         attributes = match[2]
-        given = re.search(r'\bid="([^"]+)"', attributes)
-        if given:  # a block that already has an id keeps it
-            return f"{match[1]}{_BUTTON.format(id=given[1])}<code{attributes}>"
+        given = re.search(r'(?:^|\s)id="([^"]+)"', attributes)
+        if given:  # a block that already has an id keeps it (any id: a selector by value)
+            target = f"[id=&quot;{given[1]}&quot;]"
+            return f"{match[1]}{_BUTTON.format(target=target)}<code{attributes}>"
         block_id = f"__copy_{count}"
-        return f'{match[1]}{_BUTTON.format(id=block_id)}<code id="{block_id}"{attributes}>'
+        button = _BUTTON.format(target=f"#{block_id}")
+        return f'{match[1]}{button}<code id="{block_id}"{attributes}>'
 
     return _BLOCK.sub(button, html)
+
+
+def check_features(features: list[str]) -> None:
+    """Material's own copy buttons would be a second button on every block."""
+    if "content.code.copy" in features:
+        raise PluginError(
+            "mkdocs.yml: remove `content.code.copy` from theme.features: "
+            "coursekit/copy_buttons.py writes the copy buttons at build time"
+        )

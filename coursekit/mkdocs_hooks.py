@@ -50,6 +50,7 @@ def on_startup(*, command: Literal["build", "gh-deploy", "serve"], dirty: bool) 
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    copy_buttons.check_features(list(config.theme.get("features") or []))
     build = BuildRun.for_config(config, serving=_Process.command == "serve")
     build.install(config)
     _Process.build = build

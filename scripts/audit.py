@@ -268,8 +268,9 @@ def main() -> int:
         "--runs",
         type=int,
         default=3,
-        help="Lighthouse runs per page; the median performance is kept (it varies by "
-        "a few hundredths from run to run); the first run also scores the other categories",
+        help="Lighthouse runs per page; the median performance is kept (the higher middle "
+        "one for an even count; it varies by a few hundredths from run to run); the first "
+        "run also scores the other categories",
     )
     parser.add_argument(
         "--host",
@@ -278,6 +279,8 @@ def main() -> int:
         help="how the site is served: nginx models GitHub Pages (HTTP/2, TLS, gzip)",
     )
     args = parser.parse_args()
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
     if not Path(CHROME).exists():
         sys.exit(f"{CHROME} not found: apt-get install -y chromium (or set CHROME_PATH)")
     ensure_lighthouse()

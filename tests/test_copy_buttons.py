@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
+from mkdocs.exceptions import PluginError
+
 from coursekit import copy_buttons
 
 HIGHLIGHTED = '<div class="highlight"><pre><span></span><code>x = 1\n</code></pre></div>'
@@ -27,9 +30,15 @@ def test_every_code_block_gets_one_button_pointing_at_its_own_code() -> None:
 
 
 def test_a_block_with_an_id_keeps_it() -> None:
-    html = copy_buttons.add('<pre><code id="given" class="x">y</code></pre>')
-    assert 'data-clipboard-target="#given"' in html
-    assert html.count("id=") == 1
+    html = copy_buttons.add('<pre><code data-id="no" id="1.given" class="x">y</code></pre>')
+    assert 'data-clipboard-target="[id=&quot;1.given&quot;]"' in html
+    assert html.count(" id=") == 1
+
+
+def test_material_copy_buttons_must_stay_off() -> None:
+    copy_buttons.check_features(["navigation.top"])
+    with pytest.raises(PluginError, match=r"content\.code\.copy"):
+        copy_buttons.check_features(["content.code.copy"])
 
 
 def test_text_that_is_not_a_code_block_is_untouched() -> None:

@@ -89,8 +89,9 @@ def test_no_metadata_date_or_prolog() -> None:
 
 
 def test_references_use_xlink_href() -> None:
-    """Material's instant navigation assigns to the .href of every element matching
-    [href]; on an SVG <use> that throws. xlink:href is not matched by [href]."""
+    """Material's instant navigation (off in mkdocs.yml, but one line away) assigns to
+    the .href of every element matching [href]; on an SVG <use> that throws. xlink:href
+    is not matched by [href]."""
     svg = two_series()
     assert "xlink:href=" in svg
     assert not re.search(r"<use [^>]*(?<!xlink:)href=", svg)

@@ -106,3 +106,43 @@ def test_the_toggle_works_with_the_keyboard(new_context: Callable[..., BrowserCo
     assert after_enter == "slate", f"Enter on the toggle gave {after_enter!r}, not slate"
     assert focused, "after Enter the focus left the toggle"
     assert back == "default", f"a second Enter gave {back!r}, not the light scheme"
+
+
+def test_the_page_colour_metadata_follows_the_scheme(
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    """color-scheme (scrollbars, form controls) and theme-color (a phone's browser bar)."""
+    context = new_context()
+    page = context.new_page()
+    page.goto(PAGE)
+    seen = {}
+    for _ in range(2):
+        seen[_scheme(page)] = page.evaluate(
+            """() => {
+              const meta = (name) => document.querySelector(`meta[name="${name}"]`).content;
+              const rgb = getComputedStyle(document.querySelector(".md-header")).backgroundColor;
+              const hex = "#" + rgb.match(/\\d+/g).slice(0, 3)
+                .map((v) => (+v).toString(16).padStart(2, "0")).join("");
+              return [meta("color-scheme"), meta("theme-color"), hex];
+            }"""
+        )
+        page.locator(TOGGLE).click()
+    context.close()
+    for scheme, wanted in (("default", "light"), ("slate", "dark")):
+        color_scheme, theme_color, header = seen[scheme]
+        assert color_scheme == wanted, f"{scheme}: meta color-scheme is {color_scheme!r}"
+        assert theme_color == header, (
+            f"{scheme}: meta theme-color {theme_color} but the header is {header} "
+            "(overrides/main.html)"
+        )
+
+
+def test_without_javascript_no_toggle_is_shown(
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    context = new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(PAGE)
+    shown = page.locator(TOGGLE).count()
+    context.close()
+    assert shown == 0, f"{PAGE}: without JavaScript a colour toggle that cannot work is shown"

@@ -5,8 +5,8 @@
  * The H1 button copies the page's address; a section's button copies the address
  * with the heading's id (ids are set explicitly in the Markdown, so they never change).
  * A status message, announced by screen readers, says what was copied.
- * Material's instant navigation swaps pages without a reload: document$ runs this
- * on every page it shows.
+ * Material's document$ runs this once per page shown (and again per page should
+ * Material's instant navigation, off in mkdocs.yml, ever swap pages without a reload).
  */
 (function () {
   "use strict";

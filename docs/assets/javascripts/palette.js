@@ -4,7 +4,8 @@
  * Each radio input of the form holds one scheme; the label shown is the one that
  * switches to the next scheme. Choosing a scheme sets Material's data-md-color-*
  * attributes on <body> and stores the choice under Material's own key, so Material's
- * restore script (base.html) applies it on every later page before the first paint.
+ * restore script (partials/javascripts/palette.html) and the partial's own script apply
+ * it on every later page before the first paint.
  * window.coursePalette, which applies a scheme, is defined inline in the partial: it
  * also runs before the first paint. Nothing here runs at page load except binding the
  * events: no style is read then.

@@ -4,7 +4,8 @@
 // (questions, options, and the answers in <details>). This script adds the
 // "Check answer" button, feedback in an aria-live region, retries, and progress
 // saved in localStorage under one key for the whole site, with reset buttons.
-// It runs on every page load, including Material's instant navigation.
+// It runs on every page load (and on every page Material's instant navigation, off in
+// mkdocs.yml, would swap in).
 (function () {
   "use strict";
 
@@ -283,8 +284,8 @@
     updateProgress();
   }
 
-  // Material's instant navigation swaps pages without reloading scripts; document$
-  // emits once per page. Without Material, run once the page has loaded.
+  // document$ emits once per page shown (several times under Material's instant
+  // navigation, off in mkdocs.yml). Without Material, run once the page has loaded.
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(init);
   } else if (document.readyState === "loading") {
