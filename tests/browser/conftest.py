@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import functools
 import http.server
+import mimetypes
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -34,7 +37,7 @@ from coursekit import chromium
 from .audit_page import PageAudit, audit_page
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext
+    from playwright.sync_api import Browser, BrowserContext, Route
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = chromium.CHROMIUM
@@ -45,6 +48,32 @@ CHROMIUM_ARGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 ]
 HOW_TO_GET_CHROMIUM = chromium.HOW_TO_GET_IT
+
+
+def canonical_address(site: Path) -> str:
+    """The site's own address (site_url), from the home page's canonical link."""
+    home = (site / "index.html").read_text(encoding="utf-8")
+    match = re.search(r'<link rel="canonical" href="(?P<url>[^"]+)"', home)
+    assert match, "the home page has no canonical address (site_url)"
+    return match["url"]
+
+
+def answer_from(context: BrowserContext, site: Path, address: str) -> None:
+    """Answer the context's requests to ``address`` from the built ``site``; refuse every
+    other request, so nothing leaves the machine."""
+
+    def serve(route: Route) -> None:
+        path = urlsplit(route.request.url).path.removeprefix(urlsplit(address).path)
+        file = site / unquote(path)
+        file = file / "index.html" if file.is_dir() else file
+        if not file.is_file():
+            route.fulfill(status=404, body="not found")
+            return
+        kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        route.fulfill(status=200, body=file.read_bytes(), content_type=kind)
+
+    context.route("**/*", lambda route: route.abort())
+    context.route(f"{address}**", serve)  # the later route wins for the site's own address
 
 
 def in_ci() -> bool:

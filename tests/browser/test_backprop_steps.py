@@ -9,20 +9,19 @@ the site's own address (site_url), as readers get them.
 
 from __future__ import annotations
 
-import mimetypes
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from .audit_page import SCHEMES, SERIOUS, describe_violations, switch_to_dark
-from .test_schemes import TEXT_CONTRAST, contrast
+from .conftest import answer_from, canonical_address
+from .contrast import contrast
+from .test_schemes import TEXT_CONTRAST
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Locator, Page, Route
+    from playwright.sync_api import Browser, BrowserContext, Locator, Page
 
 # The pages with a step-through, and how many figures each must have.
 FIGURES = {
@@ -39,10 +38,7 @@ _ID = [p.strip("/").split("/")[-1] for p in PAGES]
 
 @pytest.fixture(scope="module")
 def canonical_url(site_dir: Path) -> str:
-    home = (site_dir / "index.html").read_text(encoding="utf-8")
-    match = re.search(r'<link rel="canonical" href="(?P<url>[^"]+)"', home)
-    assert match, "the home page has no canonical address (site_url)"
-    return match["url"]
+    return canonical_address(site_dir)
 
 
 @pytest.fixture
@@ -53,22 +49,11 @@ def open_context(
     every other request is refused."""
     contexts: list[BrowserContext] = []
 
-    def serve(route: Route) -> None:
-        path = urlsplit(route.request.url).path.removeprefix(urlsplit(canonical_url).path)
-        file = site_dir / unquote(path)
-        file = file / "index.html" if file.is_dir() else file
-        if not file.is_file():
-            route.fulfill(status=404, body="not found")
-            return
-        kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
-        route.fulfill(status=200, body=file.read_bytes(), content_type=kind)
-
     def make(**options: Any) -> BrowserContext:
         options.setdefault("viewport", {"width": 1280, "height": 900})
         context = browser.new_context(base_url=canonical_url, color_scheme="light", **options)
         context.set_default_timeout(10_000)
-        context.route("**/*", lambda route: route.abort())
-        context.route(f"{canonical_url}**", serve)
+        answer_from(context, site_dir, canonical_url)
         contexts.append(context)
         return context
 

@@ -7,17 +7,17 @@ buttons copy are the pages' canonical addresses.
 
 from __future__ import annotations
 
-import mimetypes
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from .conftest import answer_from, canonical_address
+
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page, Route
+    from playwright.sync_api import Browser, Page
 
 QUESTION = "interview/what-is-backpropagation/"
 
@@ -25,10 +25,7 @@ QUESTION = "interview/what-is-backpropagation/"
 @pytest.fixture(scope="module")
 def canonical_url(built_site: Path) -> str:
     """The site's own address (site_url), which the copied links start with."""
-    home = (built_site / "index.html").read_text(encoding="utf-8")
-    match = re.search(r'<link rel="canonical" href="(?P<url>[^"]+)"', home)
-    assert match, "the home page has no canonical address (site_url)"
-    return match["url"]
+    return canonical_address(built_site)
 
 
 @pytest.fixture
@@ -36,23 +33,12 @@ def page(browser: Browser, built_site: Path, canonical_url: str) -> Iterator[Pag
     """A page whose requests to the site's address are answered from the built site;
     every other request is refused, so nothing leaves the machine."""
 
-    def serve(route: Route) -> None:
-        path = urlsplit(route.request.url).path.removeprefix(urlsplit(canonical_url).path)
-        file = built_site / unquote(path)
-        file = file / "index.html" if file.is_dir() else file
-        if not file.is_file():
-            route.fulfill(status=404, body="not found")
-            return
-        kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
-        route.fulfill(status=200, body=file.read_bytes(), content_type=kind)
-
     context = browser.new_context(
         base_url=canonical_url,
         viewport={"width": 1280, "height": 900},
         permissions=["clipboard-read", "clipboard-write"],
     )
-    context.route("**/*", lambda route: route.abort())
-    context.route(f"{canonical_url}**", serve)  # the later route wins for the site's own address
+    answer_from(context, built_site, canonical_url)
     yield context.new_page()
     context.close()
 

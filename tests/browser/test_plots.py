@@ -17,6 +17,7 @@ from coursekit import plots
 
 from .audit_page import SCHEMES, SERIOUS, describe_violations, switch_to_dark
 from .conftest import ROOT
+from .contrast import contrast
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
@@ -65,27 +66,6 @@ PAINT_JS = """
   return found;
 }
 """
-
-
-def _rgb(css: str) -> tuple[float, float, float, float]:
-    numbers = [float(n) for n in re.findall(r"[\d.]+", css)]
-    return (*numbers[:3], numbers[3] if len(numbers) > 3 else 1.0)  # type: ignore[return-value]
-
-
-def _luminance(r: float, g: float, b: float) -> float:
-    def channel(c: float) -> float:
-        c /= 255
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
-
-
-def contrast(foreground: str, background: str) -> float:
-    fr, fg, fb, alpha = _rgb(foreground)
-    br, bg, bb, _ = _rgb(background)
-    mixed = [alpha * f + (1 - alpha) * b for f, b in ((fr, br), (fg, bg), (fb, bb))]
-    high, low = sorted([_luminance(*mixed), _luminance(br, bg, bb)], reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 @pytest.fixture(params=[(path, scheme) for path in PLOTS for scheme in SCHEMES],

@@ -7,7 +7,6 @@ reader can look at what was measured: screenshots/<chapter>-light.png and -dark.
 from __future__ import annotations
 
 import base64
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +14,7 @@ import pytest
 
 from .audit_page import SCHEMES, switch_to_dark
 from .conftest import ROOT
+from .contrast import contrast
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
@@ -85,29 +85,6 @@ async ([png, threshold]) => {
   return {ink: ink / (data.length / 4), background: "#" + bgKey.toString(16).padStart(6, "0")};
 }
 """
-
-
-def _rgba(css: str) -> tuple[float, float, float, float]:
-    numbers = [float(n) for n in re.findall(r"[\d.]+", css)]
-    r, g, b = numbers[:3]
-    return r, g, b, numbers[3] if len(numbers) > 3 else 1.0
-
-
-def _luminance(r: float, g: float, b: float) -> float:
-    def channel(c: float) -> float:
-        c /= 255
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
-
-
-def contrast(foreground: str, background: str) -> float:
-    """WCAG contrast ratio; a translucent foreground is blended over the background first."""
-    fr, fg, fb, alpha = _rgba(foreground)
-    br, bg, bb, _ = _rgba(background)
-    blended = [alpha * f + (1 - alpha) * b for f, b in ((fr, br), (fg, bg), (fb, bb))]
-    lighter, darker = sorted([_luminance(*blended), _luminance(br, bg, bb)], reverse=True)
-    return (lighter + 0.05) / (darker + 0.05)
 
 
 def test_contrast_formula() -> None:
