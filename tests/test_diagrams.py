@@ -116,6 +116,18 @@ def test_the_svg_requests_nothing_and_follows_the_material_scheme(source: str) -
             assert f".{scope}" in rule, f"unscoped CSS would leak into the page: {rule!r}"
 
 
+@pytest.mark.usefixtures("svg")
+@pytest.mark.parametrize("source", [SOURCE, RICH_SOURCE], ids=["plain", "rich"])
+def test_labels_use_the_pages_fonts_and_no_font_is_embedded(source: str) -> None:
+    figure = d2_figure(source, alt="a diagram")
+    assert "@font-face" not in figure
+    assert not re.search(r"d2-\d+-font", figure), "a rule still names D2's embedded font"
+    families = set(re.findall(r"font-family:\s*([^;}]+)", figure))
+    assert families, "no label font at all"
+    page_fonts = {"var(--md-text-font-family,sans-serif)", "var(--md-code-font-family,monospace)"}
+    assert families <= page_fonts, families - page_fonts
+
+
 def test_rendering_is_deterministic(
     svg: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -89,6 +89,15 @@ def test_no_unrendered_maths(page_audits: Audits, page_path: str) -> None:
     )
 
 
+def test_diagram_labels_fit_their_shapes(page_audits: Audits, page_path: str) -> None:
+    """D2 lays labels out in DejaVu Sans; the page's own font draws them (diagrams.py)."""
+    audit = _visit(page_audits, page_path, "labels")
+    assert not audit.overflowing_labels, (
+        f"{page_id(page_path)}: diagram labels wider than their shapes:\n"
+        + _bullets(audit.overflowing_labels)
+    )
+
+
 def test_code_blocks_have_a_working_copy_button(page_audits: Audits, page_path: str) -> None:
     audit = _visit(page_audits, page_path, "copy")
     assert not audit.code_blocks_without_button, (
