@@ -101,34 +101,8 @@ def _code_digest() -> str:
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
-@cache
-def _layout_fonts() -> list[str]:
-    """D2 measures labels with these fonts; the page then draws them in its own font.
-
-    D2 would embed subsets of Source Sans Pro as ``data:`` fonts in every SVG. Loading
-    them made Chromium restyle and lay out the whole page again (measured: style and
-    layout 210 → 142 ms on "Backprop by hand"). Instead the SVG uses the page's font,
-    and D2 measures with DejaVu Sans (shipped with matplotlib), which is wider than the
-    usual system sans-serif fonts, so a label always fits its box.
-    """
-    import matplotlib
-
-    fonts = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
-    return [
-        f"--font-regular={fonts / 'DejaVuSans.ttf'}",
-        f"--font-bold={fonts / 'DejaVuSans-Bold.ttf'}",
-        f"--font-semibold={fonts / 'DejaVuSans-Bold.ttf'}",
-        f"--font-italic={fonts / 'DejaVuSans-Oblique.ttf'}",
-        f"--font-mono={fonts / 'DejaVuSansMono.ttf'}",
-        f"--font-mono-bold={fonts / 'DejaVuSansMono-Bold.ttf'}",
-        f"--font-mono-semibold={fonts / 'DejaVuSansMono-Bold.ttf'}",
-        f"--font-mono-italic={fonts / 'DejaVuSansMono-Oblique.ttf'}",
-    ]
-
-
 def _flags(salt: str) -> list[str]:
     return [
-        *_layout_fonts(),
         f"--theme={LIGHT_THEME}",
         f"--dark-theme={DARK_THEME}",
         f"--pad={PAD}",
@@ -189,7 +163,11 @@ def _where(where: str, source: str) -> str:
 
 
 def _d2_message(stderr: str, where: str) -> str:
-    lines = [line.removeprefix("err: ") for line in stderr.strip().splitlines()]
+    lines = [
+        line.removeprefix("err: ")
+        for line in stderr.strip().splitlines()
+        if not line.startswith("info: ")  # D2's progress notes, not the error
+    ]
     message = " ".join(line.strip() for line in lines if line.strip()) or "unknown error"
     message = message.replace("failed to compile -: ", "")
     page, _, fence_line = where.rpartition(":")
@@ -293,7 +271,10 @@ def _rule(prelude: str, body: str, scope: str, svg_body: str, prefix: str) -> st
     """One rule, its selectors prefixed with ``prefix`` and the SVG's own class."""
     body = re.sub(r"\s*\n\s*", "", body)
     if prelude == "@font-face":
-        return ""  # the page's own font draws the labels (see _layout_fonts)
+        # D2 embeds subsets of Source Sans Pro in every SVG. Loading them made Chromium
+        # restyle and lay out the whole page again (style and layout 210 → 142 ms on
+        # "Backprop by hand"), so the page's own font draws the labels (_page_font).
+        return ""
     if prelude.startswith("@"):  # @keyframes: names, not selectors
         return f"{prelude}{{{body}}}"
     body = re.sub(r'font-family:\s*"?d2-\d+-font-([\w-]+)"?', _page_font, body)
@@ -312,7 +293,14 @@ _FONT_STYLES = {
 
 
 def _page_font(match: re.Match[str]) -> str:
-    """D2's embedded family ("d2-123-font-mono-bold") → the page's family and a style."""
+    """D2's embedded family ("d2-123-font-mono-bold") → the page's family and a style.
+
+    D2 sized each shape for its label in Source Sans Pro; the system fonts that draw it
+    instead (Helvetica, Arial, San Francisco) are a little wider, and the shape's padding
+    takes the difference (tests/browser checks that every label fits its shape). Labels
+    in D2's Markdown (``|md``) place each run of text at a measured x, so they would not
+    line up: the course's diagrams use plain labels.
+    """
     name = match[1]
     mono = name.startswith("mono")
     family = "code-font-family,monospace" if mono else "text-font-family,sans-serif"

@@ -117,24 +117,39 @@ RAW_TEX_JS = """
 }
 """
 
-# Labels of D2 diagrams (coursekit/diagrams.py) that stick out of their shape. D2 measured
-# them in DejaVu Sans; the page draws them in its own font, which must not be wider.
+# The labels of D2 diagrams (coursekit/diagrams.py), and those that leave their shape. D2
+# sized each shape for its label in Source Sans Pro; the page draws it in its own font.
+# A label must lie inside a box shape, and its two ends, at mid-height, inside an oval.
 LABELS_JS = """
-() => [...document.querySelectorAll("article svg.d2-svg g:has(> g.shape):has(> text)")]
-  .flatMap((node) => {
+() => {
+  const nodes = [...document.querySelectorAll("article svg.d2-svg g:has(> g.shape):has(> text)")];
+  const size = (b) => `${Math.round(b.width)}×${Math.round(b.height)}`;
+  const fits = (box, shape, oval) => {
+    if (oval) {
+      const rx = shape.width / 2, ry = shape.height / 2;
+      const cx = shape.x + rx, cy = shape.y + ry, y = box.y + box.height / 2;
+      const inside = (x) => ((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2 <= 1;
+      return inside(box.x) && inside(box.x + box.width);
+    }
+    return box.x >= shape.x && box.y >= shape.y && box.x + box.width <= shape.x + shape.width &&
+      box.y + box.height <= shape.y + shape.height;
+  };
+  const overflowing = nodes.flatMap((node) => {
     window.__reveal(node);
-    const shape = node.querySelector(":scope > g.shape").getBBox();
+    const outline = node.querySelector(":scope > g.shape");
+    const shape = outline.getBBox();
+    const oval = outline.querySelector("ellipse") !== null;
     return [...node.querySelectorAll(":scope > text")].map((text) => {
       const box = text.getBBox();
-      const inside = box.x >= shape.x - 0.5 && box.y >= shape.y - 0.5 &&
-        box.x + box.width <= shape.x + shape.width + 0.5 &&
-        box.y + box.height <= shape.y + shape.height + 0.5;
       const lines = [...text.querySelectorAll("tspan")].map((line) => line.textContent);
       const label = lines.length ? lines.join(" ") : text.textContent;
-      const size = (b) => `${Math.round(b.width)}×${Math.round(b.height)}`;
-      return inside ? null : `"${label}": text ${size(box)} in a shape ${size(shape)}`;
+      return fits(box, shape, oval) ? null :
+        `"${label}": text ${size(box)} in ${oval ? "an oval" : "a shape"} ${size(shape)}`;
     });
-  }).filter(Boolean)
+  }).filter(Boolean);
+  return {diagrams: document.querySelectorAll("article svg.d2-svg").length,
+    labels: nodes.length, overflowing};
+}
 """
 
 DONE_SWITCHING_JS = """
@@ -155,7 +170,7 @@ class PageAudit:
     media: list[dict[str, Any]] = field(default_factory=list)
     code_blocks_without_button: list[str] = field(default_factory=list)
     raw_tex: list[str] = field(default_factory=list)
-    overflowing_labels: list[str] = field(default_factory=list)
+    labels: dict[str, Any] = field(default_factory=dict)  # D2 labels checked, and misfits
     copied: tuple[str, str] | None = None  # (code in the block, text on the clipboard)
     axe: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)  # a step that could not run
@@ -197,8 +212,7 @@ def audit_page(new_context: Callable[..., BrowserContext], site_url: str, path: 
         if "load" not in audit.errors:
             _step(audit, "media", lambda: audit.media.extend(page.evaluate(MEDIA_JS)))
             _step(audit, "maths", lambda: audit.raw_tex.extend(page.evaluate(RAW_TEX_JS)))
-            labels = audit.overflowing_labels
-            _step(audit, "labels", lambda: labels.extend(page.evaluate(LABELS_JS)))
+            _step(audit, "labels", lambda: audit.labels.update(page.evaluate(LABELS_JS)))
             _step(audit, "axe-light", lambda: _axe(page, audit, "light"))
             _step(audit, "dark", lambda: switch_to_dark(page))
         if not {"load", "dark"} & audit.errors.keys():
