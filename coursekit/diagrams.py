@@ -277,9 +277,9 @@ def _rule(prelude: str, body: str, scope: str, svg_body: str, prefix: str) -> st
         return ""
     if prelude.startswith("@"):  # @keyframes: names, not selectors
         return f"{prelude}{{{body}}}"
-    body = re.sub(r'font-family:\s*"?d2-\d+-font-([\w-]+)"?', _page_font, body)
     if _unused(prelude, svg_body):
         return ""
+    body = re.sub(r'font-family:\s*"?d2-\d+-font-([\w-]+)"?', _page_font, body)
     selectors = [sel.strip() for sel in prelude.split(",")]
     scoped = [prefix + (sel if sel.startswith(scope) else f"{scope} {sel}") for sel in selectors]
     return f"{','.join(scoped)}{{{body}}}"
