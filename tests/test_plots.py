@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from browser.contrast import contrast  # tests/browser/contrast.py: one WCAG formula
 
 from coursekit import plots
 from coursekit.plots import PlotError, Series
@@ -171,24 +172,12 @@ def test_colours_that_are_not_rewritten_are_refused(monkeypatch: pytest.MonkeyPa
         two_series()
 
 
-def _relative_luminance(rgb: tuple[float, float, float]) -> float:
-    def channel(c: float) -> float:
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (channel(c) for c in rgb)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+def _rgb(colour: str) -> str:
+    """#rrggbb as the rgb() text the contrast helper reads."""
+    return "rgb({}, {}, {})".format(*(int(colour[i : i + 2], 16) for i in (1, 3, 5)))
 
 
-def _contrast(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
-    high, low = sorted([_relative_luminance(a), _relative_luminance(b)], reverse=True)
-    return (high + 0.05) / (low + 0.05)
-
-
-def _hex(colour: str) -> tuple[float, float, float]:
-    return tuple(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
-
-
-def _material_backgrounds() -> dict[str, tuple[float, float, float]]:
+def _material_backgrounds() -> dict[str, str]:
     """The light and slate page backgrounds, read from the installed Material theme."""
     assets = files("material") / "templates" / "assets" / "stylesheets"
     main = next(f for f in assets.iterdir() if re.fullmatch(r"main\.\w+\.min\.css", f.name))
@@ -202,7 +191,7 @@ def _material_backgrounds() -> dict[str, tuple[float, float, float]]:
     assert light and hue and slate, "Material's background colours were not found"
     white = "#ffffff" if light[1] == "#fff" else light[1]
     dark = colorsys.hls_to_rgb(int(hue[1]) / 360, int(slate[2]) / 100, int(slate[1]) / 100)
-    return {"light": _hex(white), "slate": dark}
+    return {"light": _rgb(white), "slate": "rgb({}, {}, {})".format(*(255 * c for c in dark))}
 
 
 def _css_variables(css: str, selector: str) -> dict[str, str]:
@@ -220,10 +209,10 @@ def test_series_colours_keep_contrast_in_both_schemes() -> None:
     assert light.keys() == slate.keys() and len(light) == len(plots.LIGHT)
     backgrounds = _material_backgrounds()
     poor = [
-        f"{name} {colour} on {scheme}: {_contrast(_hex(colour), backgrounds[scheme]):.2f}"
+        f"{name} {colour} on {scheme}: {ratio:.2f}"
         for scheme, colours in (("light", light), ("slate", slate))
         for name, colour in colours.items()
-        if _contrast(_hex(colour), backgrounds[scheme]) < GRAPHICS_CONTRAST
+        if (ratio := contrast(_rgb(colour), backgrounds[scheme])) < GRAPHICS_CONTRAST
     ]
     assert not poor, f"series colours below {GRAPHICS_CONTRAST}:1: {poor}"
 
