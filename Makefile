@@ -25,8 +25,10 @@ $(VENV)/.test-deps: pyproject.toml $(VENV)/.site-deps
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
+# Restarts when coursekit/ changes (MkDocs never reloads a plugin's code); rebuilds on its own
+# when docs/, snippets/ or mkdocs.yml change.
 serve: $(VENV)/.site-deps  ## live-reloading site at http://127.0.0.1:8000
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000 --livereload
+	$(BIN)/python -m coursekit.mkdocs_adapter.serve --dev-addr 127.0.0.1:8000
 
 build: $(VENV)/.site-deps  ## strict static build into site/
 	$(BIN)/mkdocs build --strict
@@ -40,8 +42,7 @@ record: $(VENV)/.test-deps  ## rewrite tests/recorded_outputs.yml after reviewin
 	git --no-pager diff --stat -- tests/recorded_outputs.yml
 
 notebooks: $(VENV)/.site-deps  ## regenerate the committed exercise and chapter notebooks
-	$(BIN)/python -m coursekit.notebooks
-	$(BIN)/python -m coursekit.chapter_notebooks
+	$(BIN)/python -m coursekit notebooks
 
 bench: $(VENV)/.test-deps  ## cold build, prose- and code-edit rebuilds vs. the floor, test-suite time (ARGS=--no-tests)
 	$(BIN)/python scripts/bench.py $(ARGS)

@@ -1,96 +1,62 @@
-"""Shared test fixtures.
+"""Shared test fixtures: the site, built once per test run.
 
-The drift check itself is the plugin ``coursekit.pytest_plugin`` (loaded from
-pyproject.toml), so the same plugin also runs the small fixture sites below.
+The drift check itself is the plugin ``coursekit.testing.drift`` (loaded from
+pyproject.toml), so the same plugin also runs the small fixture sites.
+
+Two builds, one after the other in one background process started as soon as the tests
+are collected, while the other tests run: the site as a local build makes it (the
+project's execution cache, so an author's second run is quick), and as the deploy
+workflow makes it (REPO_URL set: edit and Colab links) with an execution cache of its
+own that starts empty, so every block runs again in a second process. Every pytest
+process (xdist worker) waits for the same result files, so the site is built once per
+run, however many workers there are. tests/test_determinism.py compares the two.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from support import QUIET_ENV, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-
-# Builds started by the tests stay quiet about MkDocs 2 (Material's and a plugin's banners).
-os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-os.environ.setdefault("DISABLE_MKDOCS_2_WARNING", "true")
+for key, value in QUIET_ENV.items():
+    os.environ.setdefault(key, value)
 # Same as the Makefile: tiny examples run faster on one thread (set before torch loads).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-# Fixture sites are broken on purpose; test_bad_input.py runs them in their own processes.
+# Fixture sites are broken on purpose; tests/test_bad_input.py builds and checks them.
 collect_ignore = ["fixtures"]
-FIXTURE_SITES = ROOT / "tests" / "fixtures" / "sites"
-
-
-def copy_fixture_site(name: str, destination: Path) -> Path:
-    """A writable copy of tests/fixtures/sites/<name> under ``destination``, for tests
-    that edit it (its shared base.yml points at this checkout's hooks)."""
-    shutil.copy2(FIXTURE_SITES / "pytest.ini", destination / "pytest.ini")
-    base = (FIXTURE_SITES / "base.yml").read_text(encoding="utf-8")
-    hooks = (ROOT / "coursekit" / "mkdocs_hooks.py").as_posix()
-    (destination / "base.yml").write_text(
-        base.replace("../../../../coursekit/mkdocs_hooks.py", hooks), encoding="utf-8"
-    )
-    site = destination / name
-    shutil.copytree(FIXTURE_SITES / name, site, ignore=shutil.ignore_patterns(".cache"))
-    return site
-
-
-def build_site(
-    destination: Path, config: Path = ROOT / "mkdocs.yml", *, exec_cache: bool = True
-) -> subprocess.CompletedProcess[str]:
-    """`mkdocs build --strict` into ``destination``; the caller checks the result.
-
-    ``exec_cache=False`` runs every block instead of reading .cache/exec/.
-    """
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    if not exec_cache:
-        env["COURSEKIT_EXEC_CACHE"] = "off"
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "--config-file",
-            str(config),
-            "--site-dir",
-            str(destination),
-        ],
-        cwd=config.parent,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-
-
-# --- The site, built once per test run ------------------------------------------------
-#
-# Two builds, one after the other in one background process started as soon as the tests
-# are collected (the caches of the first make the second quick): the site as a local
-# build makes it, and as the deploy workflow makes it (REPO_URL set: edit and Colab
-# links). Every pytest process (xdist worker) waits for the same result files, so the
-# site is built once per run, however many workers there are, while the other tests run.
 
 TEST_REPO_URL = "https://github.com/example/course"
-SITES = {"built_site": {}, "built_site_with_repo_url": {"REPO_URL": TEST_REPO_URL}}
-BUILD_TIMEOUT = 900
+BUILD_TIMEOUT = 1800
 
 
 def _shared_dir(factory: pytest.TempPathFactory) -> Path:
     """A folder every process of this run sees (xdist workers get subfolders of it)."""
     base = factory.getbasetemp()
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+BUILDER = """
+import subprocess, sys
+shared, root, repo = sys.argv[1:4]
+support = f"{root}/tests/support.py"
+config = f"{root}/mkdocs.yml"
+env = dict(__import__("os").environ)
+# The sites are built with or without these, never with the caller's.
+for key in ("REPO_URL", "REPO_BRANCH"):
+    env.pop(key, None)
+subprocess.run([sys.executable, support, config, f"{shared}/built_site",
+                "--result", f"{shared}/built_site.json"], env=env, cwd=root)
+subprocess.run([sys.executable, support, config, f"{shared}/built_site_with_repo_url",
+                "--cache-dir", f"{shared}/fresh-cache", "--result",
+                f"{shared}/built_site_with_repo_url.json"], env={**env, "REPO_URL": repo}, cwd=root)
+"""
 
 
 def start_site_builds(factory: pytest.TempPathFactory) -> Path:
@@ -102,10 +68,7 @@ def start_site_builds(factory: pytest.TempPathFactory) -> Path:
         started = shared / "sites.started"
         if not started.exists():
             subprocess.Popen(
-                [
-                    *(sys.executable, str(ROOT / "tests" / "site_builder.py")),
-                    *(str(shared), str(ROOT), json.dumps(SITES)),
-                ],
+                [sys.executable, "-c", BUILDER, str(shared), str(ROOT), TEST_REPO_URL],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,  # outlives the worker that started it
@@ -117,26 +80,22 @@ def start_site_builds(factory: pytest.TempPathFactory) -> Path:
 def wait_for_site(factory: pytest.TempPathFactory, name: str) -> Path:
     shared = start_site_builds(factory)
     result_file = shared / f"{name}.json"
-    deadline = time.monotonic() + BUILD_TIMEOUT * len(SITES)
+    deadline = time.monotonic() + BUILD_TIMEOUT
     while not result_file.exists():
         if time.monotonic() > deadline:
             pytest.fail(f"the site build ({name}) did not finish", pytrace=False)
         time.sleep(0.2)
     result = json.loads(result_file.read_text(encoding="utf-8"))
     if result["returncode"] != 0:
-        pytest.fail(
-            f"mkdocs build --strict ({name}) failed:\n{result['stdout']}\n{result['stderr']}",
-            pytrace=False,
-        )
+        pytest.fail(f"the strict build ({name}) failed:\n{result['log']}", pytrace=False)
     return shared / name
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Start the build now if any selected test needs the site: it runs while others do.
-    wanted = set(SITES)
-    if not os.environ.get("BROWSER_TEST_SITE"):  # else the browser tests use that site
-        wanted |= {"site_dir", "site_url"}
-    if any(wanted & set(getattr(item, "fixturenames", ())) for item in items):
+    from coursekit.testing.parallel import SITE_FIXTURES
+
+    if any(SITE_FIXTURES & set(getattr(item, "fixturenames", ())) for item in items):
         start_site_builds(config._tmp_path_factory)  # type: ignore[attr-defined]
 
 
@@ -148,5 +107,6 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def built_site_with_repo_url(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site as the deploy workflow builds it: REPO_URL set (edit and Colab links)."""
+    """The site as the deploy workflow builds it: REPO_URL set (edit and Colab links);
+    every block run again, in another process, with an empty execution cache."""
     return wait_for_site(tmp_path_factory, "built_site_with_repo_url")

@@ -7,17 +7,14 @@ Every expected number here comes from a second, independent backward pass (`.gra
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import torch
+from support import ROOT
 
-from coursekit import backprop_steps
-from coursekit.backprop_steps import Capture, capture, figure, step_texts
-from coursekit.backprop_steps_hook import on_page_content
-
-ROOT = Path(__file__).resolve().parents[1]
+from coursekit.figures import backprop_steps
+from coursekit.figures.backprop_steps import Capture, capture, figure, step_texts
+from coursekit.mkdocs_adapter.plugin import with_step_assets
 
 
 def chain() -> dict[str, torch.Tensor]:
@@ -279,13 +276,12 @@ def test_figure_is_deterministic() -> None:
     ],
 )
 def test_hook_adds_the_script_to_pages_with_a_figure(url: str, script: str) -> None:
-    page = SimpleNamespace(url=url)
     tensors = chain()
     markup = figure(tensors["loss"], tensors, caption="c")
-    out = on_page_content(f"<p>text</p>{markup}", page, None, None)
+    out = with_step_assets(f"<p>text</p>{markup}", url)
     assert f'<script src="{script}" defer></script>' in out
     assert out.count("backprop-steps.css") == 1
-    assert on_page_content("<p>no figure</p>", page, None, None) == "<p>no figure</p>"
+    assert with_step_assets("<p>no figure</p>", url) == "<p>no figure</p>"
 
 
 FIGURE_PAGES = [

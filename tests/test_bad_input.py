@@ -2,26 +2,23 @@
 
 Each case is a tiny site under tests/fixtures/sites/. Both the strict build and the
 drift check run on it in their own processes (all in parallel: they are independent).
-A broken block also fails `mkdocs build -q` (with and without --strict), and under
-`mkdocs serve` it shows its error on the page while the server keeps running.
+A broken block also fails `mkdocs build -q` (with and without --strict);
+tests/test_serve.py shows what `make serve` does with one.
 """
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
-from concurrent.futures import ThreadPoolExecutor
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import copy_fixture_site
+from support import FIXTURE_SITES, build, run
 
-SITES = Path(__file__).parent / "fixtures" / "sites"
+SITES = FIXTURE_SITES
 
 
 @dataclass(frozen=True)
@@ -79,47 +76,54 @@ TRACEBACKS = {
 QUIET = "docs/index.md:5: ZeroDivisionError: division by zero"
 
 
-def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.run(
-        args, cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False
-    )
-
-
-def _build(site: Path, out: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    return _run([sys.executable, "-m", "mkdocs", "build", *flags, "--site-dir", str(out)], site)
-
-
-def _error_message(stderr: str) -> str:
+def _error_message(log: str) -> str:
     """The message of the build's error: what follows MkDocs' "Error reading page" line."""
-    lines = stderr.splitlines()
+    lines = log.splitlines()
     for i, line in enumerate(lines):
         if line.startswith("ERROR") and "Error reading page" not in line:
             first = line.split("-  ", 1)[1]
-            rest = [x for x in lines[i + 1 :] if not x.startswith(("ERROR", "Aborted", "INFO"))]
+            rest = [
+                x for x in lines[i + 1 :] if not x.startswith(("ERROR", "Aborted", "INFO", "Abort"))
+            ]
             return "\n".join([first, *rest]).strip()
     return ""
 
 
-def _drift_check(site: Path) -> subprocess.CompletedProcess[str]:
-    record = site / "record.yml"
-    return _run(
+def _cli_build(site: Path, out: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    """The real `mkdocs build` command line, for what only the command line decides."""
+    return run([sys.executable, "-m", "mkdocs", "build", *flags, "--site-dir", str(out)], site)
+
+
+@dataclass(frozen=True)
+class DriftResult:
+    failed: list[str]  # the failure messages of this site's tests
+    passed: int
+
+
+def _drift_check_all(out: Path) -> dict[str, DriftResult]:
+    """One pytest run drift-checks every fixture site (each page belongs to the site of
+    the nearest mkdocs.yml); the JUnit report says what failed where."""
+    report = out / "drift.xml"
+    names = [case.name for case in CASES if case.test_error] + ["healthy"]
+    done = run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-c",
-            str(SITES / "pytest.ini"),
-            "--rootdir",
-            str(site),
-            "--outputs-record",
-            str(record),
-            "--mkdocs-config",
-            "mkdocs.yml",
-            str(site / "docs"),
+            *(sys.executable, "-m", "pytest", "-c", str(SITES / "pytest.ini")),
+            *("--rootdir", str(SITES), "--junitxml", str(report)),
+            *(str(SITES / name / "docs") for name in names),
         ],
-        site,
+        SITES,
     )
+    assert report.exists(), done.stdout + done.stderr
+    results: dict[str, DriftResult] = {name: DriftResult([], 0) for name in names}
+    for case in ET.parse(report).iter("testcase"):
+        name = case.get("classname", "").split(".docs.")[0]  # "healthy.docs.index.md"
+        failure = case.find("failure")
+        entry = results[name]
+        if failure is not None:
+            entry.failed.append(f"{failure.get('message', '')}\n{failure.text or ''}")
+        elif case.find("skipped") is None:
+            results[name] = DriftResult(entry.failed, entry.passed + 1)
+    return results
 
 
 @pytest.fixture(scope="module")
@@ -129,27 +133,24 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def results(built: Path) -> dict[tuple[str, str], subprocess.CompletedProcess[str]]:
-    out = built
-    jobs = {}
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        for name in [case.name for case in CASES] + ["healthy"]:
-            site = SITES / name
-            jobs[name, "build"] = pool.submit(_build, site, out / name)
-            jobs[name, "test"] = pool.submit(_drift_check, site)
-        quiet = SITES / "quiet-build"
-        jobs["quiet", "-q"] = pool.submit(_build, quiet, out / "quiet", "-q")
-        jobs["quiet", "-q --strict"] = pool.submit(
-            _build, quiet, out / "quiet-strict", "-q", "--strict"
+def results(built: Path) -> dict[tuple[str, str], Any]:
+    out: dict[tuple[str, str], Any] = {}
+    for name in [case.name for case in CASES] + ["healthy"]:
+        out[name, "build"] = build(
+            SITES / name / "mkdocs.yml", built / name, cache_dir=built / f"{name}-cache"
         )
-    return {key: job.result() for key, job in jobs.items()}
+    quiet = SITES / "quiet-build"
+    out["quiet", "-q"] = _cli_build(quiet, built / "quiet", "-q")
+    out["quiet", "-q --strict"] = _cli_build(quiet, built / "quiet-strict", "-q", "--strict")
+    for name, result in _drift_check_all(built).items():
+        out[name, "test"] = result
+    return out
 
 
 def test_the_healthy_control_site_passes(results: dict) -> None:
-    build, test = results["healthy", "build"], results["healthy", "test"]
-    assert build.returncode == 0, build.stderr
-    assert test.returncode == 0, test.stdout
-    assert "4 passed" in test.stdout
+    built, test = results["healthy", "build"], results["healthy", "test"]
+    assert built.returncode == 0, built.log
+    assert not test.failed and test.passed == 4, test
 
 
 def test_outputs_are_labelled_and_silent_blocks_get_no_box(results: dict, built: Path) -> None:
@@ -162,19 +163,19 @@ def test_outputs_are_labelled_and_silent_blocks_get_no_box(results: dict, built:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_the_build_fails_naming_file_and_line(case: Case, results: dict) -> None:
-    build = results[case.name, "build"]
+    built = results[case.name, "build"]
     if case.build_error is None:
-        assert build.returncode == 0, "the build does not compare outputs; only the tests do"
+        assert built.returncode == 0, "the build does not compare outputs; only the tests do"
         return
-    assert build.returncode != 0, f"{case.name}: the build reported success:\n{build.stderr}"
-    message = _error_message(build.stderr)
+    assert built.returncode != 0, f"{case.name}: the build reported success:\n{built.log}"
+    message = _error_message(built.log)
     # The first line of the error is file:line: Type: message, as Python would say it.
-    assert message.startswith(case.build_error), build.stderr
-    assert "Documentation built" not in build.stderr
+    assert message.startswith(case.build_error), built.log
+    assert "Documentation built" not in built.log
     # No frame of markdown-exec or of the runner, no generated source.
-    assert "markdown_exec" not in build.stderr
+    assert "markdown_exec" not in built.log
     assert "coursekit" not in message
-    assert "__import__" not in build.stderr
+    assert "__import__" not in built.log
     if case.name in TRACEBACKS:
         assert message.splitlines()[1:] == [
             "Traceback (the page's code, most recent call last):",
@@ -191,79 +192,19 @@ def test_a_quiet_build_still_fails_with_file_and_line_first(flags: str, results:
     assert message.splitlines()[2:] == TRACEBACKS["quiet-build"]
 
 
-def test_a_failing_page_is_never_cached(results: dict) -> None:
+def test_a_failing_page_is_never_cached(results: dict, built: Path) -> None:
     for case in CASES:
         if case.build_error is not None:
             assert results[case.name, "build"].returncode != 0
-            assert not (SITES / case.name / ".cache" / "exec" / "docs__index.md.json").exists()
+            assert not (built / f"{case.name}-cache" / "exec" / "docs__index.md.json").exists()
+    # The control: a healthy page is cached where its build was told to keep it.
+    assert (built / "healthy-cache" / "exec" / "docs__index.md.json").exists()
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+@pytest.mark.parametrize("case", [c for c in CASES if c.test_error], ids=lambda case: case.name)
 def test_the_drift_check_fails_naming_file_and_line(case: Case, results: dict) -> None:
     test = results[case.name, "test"]
-    if case.test_error is None:
-        return
-    assert test.returncode == 1, f"{case.name}: exit {test.returncode}\n{test.stdout}"
-    assert case.test_error in test.stdout, test.stdout
-    assert "1 failed" in test.stdout, "exactly the broken block fails, nothing else"
-    assert "markdown_exec" not in test.stdout
-    assert "coursekit/" not in test.stdout
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _wait_for(url: str, server: subprocess.Popen[str], wanted: str, timeout: float = 120) -> str:
-    """Poll ``url`` until its page contains ``wanted``; fail if the server dies first."""
-    deadline = time.monotonic() + timeout
-    page = ""
-    while time.monotonic() < deadline:
-        assert server.poll() is None, "mkdocs serve stopped"
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                page = response.read().decode("utf-8")
-        except OSError:
-            page = ""
-        if wanted in page:
-            return page
-        time.sleep(0.3)
-    raise AssertionError(f"{wanted!r} never appeared on {url}:\n{page[-2000:]}")
-
-
-def test_serve_follows_a_snippet_edit_shows_errors_and_recovers(tmp_path: Path) -> None:
-    site = copy_fixture_site("serve-edit", tmp_path)
-    snippet = site / "snippets" / "example.py"
-    port = _free_port()
-    log = (tmp_path / "serve.log").open("w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
-        cwd=site,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        _wait_for(url, server, "value: 1")
-        # An edited region is rebuilt: snippets/ is watched (`watch:` in mkdocs.yml).
-        snippet.write_text(snippet.read_text().replace('"value:", 1', '"value:", 2'))
-        _wait_for(url, server, "value: 2")
-        # A broken block: the error is on the page and in the terminal; the server lives.
-        snippet.write_text(snippet.read_text().replace('"value:", 2', '"value:", 1 / 0'))
-        page = _wait_for(url, server, "ZeroDivisionError")
-        assert "exec-error" in page
-        assert "docs/index.md:4: ZeroDivisionError: division by zero" in page
-        assert "docs/index.md:4: ZeroDivisionError" in (tmp_path / "serve.log").read_text()
-        # Fixed again: the page comes back.
-        snippet.write_text(snippet.read_text().replace('"value:", 1 / 0', '"value:", 3'))
-        page = _wait_for(url, server, "value: 3")
-        assert "exec-error" not in page
-        assert server.poll() is None
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-        log.close()
+    assert len(test.failed) == 1, f"{case.name}: exactly the broken block fails: {test}"
+    assert case.test_error in test.failed[0], test.failed[0]
+    assert "markdown_exec" not in test.failed[0]
+    assert "coursekit/" not in test.failed[0]

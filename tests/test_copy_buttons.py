@@ -1,4 +1,4 @@
-"""Copy buttons written at build time (coursekit/copy_buttons.py).
+"""Copy buttons written at build time (coursekit/content/copy_buttons.py).
 
 The browser tests (tests/browser/test_pages.py) click one on every page and compare the
 clipboard with the block; these check the markup itself.
@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from mkdocs.exceptions import PluginError
 
-from coursekit import copy_buttons
+from coursekit.content import copy_buttons
+from coursekit.content.errors import ContentError
 
 HIGHLIGHTED = '<div class="highlight"><pre><span></span><code>x = 1\n</code></pre></div>'
 PLAIN = "<pre><code>printed\n</code></pre>"
@@ -25,7 +25,7 @@ def test_every_code_block_gets_one_button_pointing_at_its_own_code() -> None:
     assert targets == ids
     assert len(set(ids)) == 2
     # Material's markup, inside the <pre> and before the <code>, so its stylesheet applies.
-    assert '<pre><span></span><nav class="md-code__nav"><button class="md-code__button"' in html
+    assert '<pre><span></span><span class="md-code__nav"><button class="md-code__button"' in html
     assert 'data-md-type="copy"' in html
 
 
@@ -37,7 +37,7 @@ def test_a_block_with_an_id_keeps_it() -> None:
 
 def test_material_copy_buttons_must_stay_off() -> None:
     copy_buttons.check_features(["navigation.top"])
-    with pytest.raises(PluginError, match=r"content\.code\.copy"):
+    with pytest.raises(ContentError, match=r"content\.code\.copy"):
         copy_buttons.check_features(["content.code.copy"])
 
 

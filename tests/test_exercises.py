@@ -10,19 +10,22 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-from pathlib import Path
 
 import pytest
+from support import ROOT
 
-from coursekit import notebooks
-from coursekit.fences import scan
+from coursekit.markdown.fences import scan
+from coursekit.mkdocs_adapter.project import Project
+from coursekit.notebooks.exercises import region
 
-ROOT = Path(__file__).resolve().parent.parent
+PROJECT = Project.load(ROOT / "mkdocs.yml")
+EXERCISES = {exercise.slug: exercise for exercise in PROJECT.exercises()}
+SLUGS = list(EXERCISES)
 LEVELS = {"beginner", "intermediate", "advanced"}
 
 
 def _page(slug: str) -> str:
-    return (notebooks.PAGES / f"{slug}.md").read_text(encoding="utf-8")
+    return EXERCISES[slug].page.read_text(encoding="utf-8")
 
 
 def _snippet(slug: str) -> str:
@@ -30,12 +33,13 @@ def _snippet(slug: str) -> str:
 
 
 def test_the_exercises_in_order() -> None:
-    assert {p.stem for p in notebooks.PAGES.glob("*.md")} == set(notebooks.EXERCISES)
-    for number, slug in enumerate(notebooks.EXERCISES, start=1):
+    pages = ROOT / "docs" / PROJECT.options.exercises
+    assert {p.stem for p in pages.glob("*.md")} == set(SLUGS), "every exercise is in the nav"
+    for number, slug in enumerate(SLUGS, start=1):
         assert re.search(rf"^# Exercise {number}: ", _page(slug), re.M), slug
 
 
-@pytest.mark.parametrize("slug", notebooks.EXERCISES)
+@pytest.mark.parametrize("slug", SLUGS)
 def test_page_has_task_starter_hint_solution(slug: str) -> None:
     text = _page(slug)
     level = re.search(r"^\*\*Level:\*\* (\w+)\.", text, re.M)
@@ -52,14 +56,14 @@ def test_page_has_task_starter_hint_solution(slug: str) -> None:
     assert f'--8<-- "{_snippet(slug)}:solution"' in solution[0].body
 
 
-@pytest.mark.parametrize("slug", notebooks.EXERCISES)
+@pytest.mark.parametrize("slug", SLUGS)
 def test_page_links_to_its_notebook_and_download(slug: str) -> None:
     text = _page(slug)
     assert f"](../notebooks/{slug}.ipynb)" in text
     assert f'href="../../notebooks/{slug}/{slug}.ipynb" download' in text
 
 
-@pytest.mark.parametrize("slug", notebooks.EXERCISES)
+@pytest.mark.parametrize("slug", SLUGS)
 def test_no_maths_left_unconverted(slug: str) -> None:
     """`$` followed by a digit never opens maths (coursekit.mathml): write `${2x}$`."""
     prose = re.sub(r"```.*?```|`[^`\n]*`", "", _page(slug), flags=re.S)
@@ -73,24 +77,24 @@ def _run(code: str) -> str:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("slug", notebooks.EXERCISES)
+@pytest.mark.parametrize("slug", SLUGS)
 def test_snippet_runs_on_its_own_and_its_solution_is_correct(slug: str) -> None:
     """`python snippets/practice/<slug>.py` runs starter, solution, then the check."""
-    path = notebooks.snippet_path(slug)
+    path = EXERCISES[slug].snippet
     output = _run(path.read_text(encoding="utf-8"))
     assert output.splitlines()[-1].startswith("Correct:"), output
 
 
-@pytest.mark.parametrize("slug", notebooks.EXERCISES)
+@pytest.mark.parametrize("slug", SLUGS)
 def test_untouched_starter_is_not_done_yet(slug: str) -> None:
-    path = notebooks.snippet_path(slug)
-    code = notebooks.region(path, "starter") + "\n" + notebooks.region(path, "check")
+    path = EXERCISES[slug].snippet
+    code = region(path, "starter") + "\n" + region(path, "check")
     assert _run(code).splitlines()[-1].startswith("Not done yet:")
 
 
 def test_practice_index_lists_every_exercise_with_its_level() -> None:
     index = (ROOT / "docs" / "practice" / "index.md").read_text(encoding="utf-8")
-    for slug in notebooks.EXERCISES:
+    for slug in SLUGS:
         level = re.search(r"^\*\*Level:\*\* (\w+)\.", _page(slug), re.M)[1]
         row = next(line for line in index.splitlines() if f"](exercises/{slug}.md)" in line)
         assert f"| {level} |" in row and f"](notebooks/{slug}.ipynb)" in row
@@ -104,9 +108,9 @@ def _blocks(code: str) -> list[str]:
 
 def test_predict_the_output_checks_the_blocks_the_learner_reads() -> None:
     """The check runs its own copy of the blocks: it must be the code shown in the starter."""
-    path = notebooks.snippet_path("predict-the-output")
+    path = EXERCISES["predict-the-output"].snippet
     starter, solution, check = (
-        _blocks(notebooks.region(path, name)) for name in ("starter", "solution", "check")
+        _blocks(region(path, name)) for name in ("starter", "solution", "check")
     )
     assert len(starter) == 6
     assert starter == solution == check
@@ -114,18 +118,18 @@ def test_predict_the_output_checks_the_blocks_the_learner_reads() -> None:
 
 def test_predict_the_output_accepts_error_in_any_case() -> None:
     """A learner who writes "Error" (or " ERROR ") predicted the same thing as "error"."""
-    path = notebooks.snippet_path("predict-the-output")
-    solution = notebooks.region(path, "solution").replace('"d": "error"', '"d": " Error "')
+    path = EXERCISES["predict-the-output"].snippet
+    solution = region(path, "solution").replace('"d": "error"', '"d": " Error "')
     assert '" Error "' in solution
-    output = _run(solution + "\n" + notebooks.region(path, "check"))
+    output = _run(solution + "\n" + region(path, "check"))
     assert output.splitlines()[-1].startswith("Correct:"), output
 
 
 def test_derive_a_gradient_hint_names_every_link_of_the_chain() -> None:
     """A formula that forgets the 2 of 2(s - t) must not be told only about the sigmoid."""
-    path = notebooks.snippet_path("derive-a-gradient")
-    solution = notebooks.region(path, "solution").replace("return 2 * (s - t)", "return (s - t)")
+    path = EXERCISES["derive-a-gradient"].snippet
+    solution = region(path, "solution").replace("return 2 * (s - t)", "return (s - t)")
     assert solution.count("return (s - t)") == 2
-    last = _run(solution + "\n" + notebooks.region(path, "check")).splitlines()[-1]
+    last = _run(solution + "\n" + region(path, "check")).splitlines()[-1]
     assert last.startswith("Not quite:"), last
     assert "2(s − t), the sigmoid's derivative, and x (for w)" in last, last

@@ -23,11 +23,15 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from mkdocs.utils.meta import get_data
+from support import ROOT
 
-from coursekit.fences import executed_fences
-from coursekit.interview_index import NOT_QUESTIONS, plain, short_answer
+from coursekit.content.interview import plain, short_answer
+from coursekit.execution.record import Record
+from coursekit.markdown.fences import executed, scan
+from coursekit.mkdocs_adapter.project import Project
 
-ROOT = Path(__file__).resolve().parent.parent
+PROJECT = Project.load(ROOT / "mkdocs.yml")
+NOT_QUESTIONS = {"interview/index.md", "interview/summary.md"}
 REGISTRY = ROOT / "tests" / "published_urls.txt"
 INTERVIEW = ROOT / "docs" / "interview"
 QUESTIONS = sorted(p for p in INTERVIEW.glob("*.md") if f"interview/{p.name}" not in NOT_QUESTIONS)
@@ -148,7 +152,7 @@ def test_question_page_source(md_file: Path) -> None:
     short_answer(meta, where)  # present, and plain enough for a link preview
     h1 = next(line[2:] for line in body.splitlines() if line.startswith("# "))
     assert plain(h1) == meta.get("title"), "the H1 is the question; `title:` the same words"
-    assert executed_fences(md_file.read_text(encoding="utf-8"), where), "no executed block"
+    assert executed(scan(md_file.read_text(encoding="utf-8"), where)), "no executed block"
     in_fence, ids = False, []
     for line in body.splitlines():
         if line.startswith("```"):
@@ -195,12 +199,28 @@ def test_question_page_as_built(built_site: Path, md_file: Path) -> None:
     "script", sorted((ROOT / "snippets" / "interview").glob("*.py")), ids=lambda p: p.stem
 )
 def test_snippet_runs_on_its_own(script: Path) -> None:
-    """The pages include regions of these scripts; each also runs as a plain program."""
+    """The pages include regions of these scripts; each also runs as a plain program, and
+    prints what the page shows under each block that includes one region."""
     output = io.StringIO()
     with contextlib.redirect_stdout(output), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the pages show PyTorch's warnings; here they are noise
         runpy.run_path(str(script), run_name="__main__")
-    assert output.getvalue().strip(), f"{script.name} printed nothing"
+    printed = output.getvalue()
+    record = Record.load(PROJECT.record)
+    target = f"interview/{script.name}:"
+    shown = [
+        (key, text)
+        for page in record.pages.values()
+        for key, text in page.items()
+        if key.startswith(target) and "#" not in key
+    ]
+    assert shown, f"no page includes a region of {script.name}"
+    for key, text in shown:
+        # The page prints a warning where it happens; a plain run sends it to stderr.
+        expected = "".join(
+            line for line in text.splitlines(keepends=True) if "Warning: " not in line
+        )
+        assert expected in printed, f"{script.name} does not print what the page shows under {key}"
 
 
 # --- index and summary --------------------------------------------------------------------

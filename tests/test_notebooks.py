@@ -1,21 +1,18 @@
 """The notebooks: exercise notebooks and chapter notebooks, up to date and run for real.
 
-Exercise notebooks run top to bottom in a fresh Jupyter kernel three times:
+Every exercise notebook runs top to bottom three times: untouched (the check must say
+"Not done yet"), with the reference solution in place of the starter (it must say
+"Correct"), and with a deliberately wrong answer (it must say "Not quite" and show what
+it expected and what it got). Those runs use the build's own in-process runner
+(coursekit/notebooks/execute.py); a Jupyter kernel runs every one of them too and must
+print exactly the same, cell by cell.
 
-* untouched: the check must say "Not done yet" (and nothing may raise);
-* with the reference solution (the snippet's ``solution`` region, the code shown on
-  the exercise page) in place of the starter: the check must say "Correct";
-* with a deliberately wrong answer: the check must say "Not quite" and show what it
-  expected and what it got.
+Chapter notebooks (coursekit/notebooks/chapters.py) run top to bottom in a Jupyter
+kernel, and every code cell must print the recorded output of its block on the page.
 
-The build runs them without a kernel (coursekit/notebook_execution.py); the untouched
-kernel run must print exactly what the build printed.
-
-Chapter notebooks (coursekit/chapter_notebooks.py) run top to bottom in a fresh kernel,
-and every code cell must print the recorded output of its block on the page.
-
-Each kernel run is its own process importing torch; pytest-xdist spreads them over the
-cores (the runs of one exercise share a worker, see coursekit/pytest_parallel.py).
+The kernel runs share one kernel (tests/kernel.py), cleaned before each notebook, since
+starting a kernel and importing torch costs seconds; one test checks that a notebook
+prints the same in it as in a kernel of its own.
 """
 
 from __future__ import annotations
@@ -25,25 +22,26 @@ import functools
 import json
 import re
 import subprocess
-import sys
-import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
+from kernel import SharedKernel, printed, shown
 from nbclient import NotebookClient
+from support import ROOT, build, fixture_site
 
-from coursekit import (
-    blocks,
-    chapter_notebooks,
-    includes,
-    notebook_execution,
-    notebook_links,
-    notebooks,
-)
-from coursekit.record import Record
+from coursekit.execution.record import Record
+from coursekit.markdown.includes import Includes
+from coursekit.markdown.page import read_page
+from coursekit.mkdocs_adapter.project import Project
+from coursekit.notebooks import chapters, execute, links
+from coursekit.notebooks.exercises import Exercise, region
+from coursekit.notebooks.page_cleanup import StylePruner
 
-ROOT = Path(__file__).resolve().parent.parent
+PROJECT = Project.load(ROOT / "mkdocs.yml")
+EXERCISES = PROJECT.exercises()
+CHAPTERS = PROJECT.chapter_pages()
 
 # A wrong answer for each exercise: a mistake a learner could really make.
 WRONG = {
@@ -155,15 +153,16 @@ def grad_b(x, w, b, t):
 }
 
 
-def _wrong(slug: str) -> str:
+def _wrong(exercise: Exercise) -> str:
+    slug = exercise.slug
     if WRONG[slug] is not None:
         return WRONG[slug]
     if slug == "find-the-bug":
-        starter = notebooks.region(notebooks.snippet_path(slug), "starter")
+        starter = region(exercise.snippet, "starter")
         without_clear = starter.replace("    optimizer.zero_grad()\n", "")
         assert without_clear != starter, "the find-the-bug starter no longer calls zero_grad()"
         return without_clear
-    solution = notebooks.region(notebooks.snippet_path(slug), "solution")
+    solution = region(exercise.snippet, "solution")
     if slug == "network-by-hand":
         unmasked = solution.replace("dz1 = dh * (z1 > 0)", "dz1 = dh").split("torch.testing")[0]
         assert "(z1 > 0)" not in unmasked, "the network-by-hand solution no longer masks dh"
@@ -180,19 +179,40 @@ def _wrong(slug: str) -> str:
 VARIANTS = ("untouched", "solution", "wrong")
 
 
-def _variant(slug: str, variant: str) -> nbformat.NotebookNode:
-    notebook = nbformat.read(notebooks.notebook_path(slug), as_version=4)
-    notebook = copy.deepcopy(notebook)
+def _variant(exercise: Exercise, variant: str) -> nbformat.NotebookNode:
+    notebook = copy.deepcopy(nbformat.read(exercise.notebook, as_version=4))
     starter = next(cell for cell in notebook.cells if cell.get("id") == "starter")
     if variant == "solution":
-        starter.source = notebooks.region(notebooks.snippet_path(slug), "solution")
+        starter.source = region(exercise.snippet, "solution")
     elif variant == "wrong":
-        starter.source = _wrong(slug)
+        starter.source = _wrong(exercise)
     return notebook
 
 
-def _execute_in_kernel(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Run a notebook top to bottom in a fresh kernel, in an empty folder (as on Colab)."""
+@functools.cache
+def _in_process(slug: str, variant: str) -> nbformat.NotebookNode:
+    """One variant run by the build's own runner (coursekit/notebooks/execute.py)."""
+    exercise = next(e for e in EXERCISES if e.slug == slug)
+    return execute.execute(_variant(exercise, variant), f"{slug} ({variant})")
+
+
+def _check_output(slug: str, variant: str) -> str:
+    notebook = _in_process(slug, variant)
+    return printed(next(cell for cell in notebook.cells if cell.get("id") == "check"))
+
+
+@pytest.fixture(scope="module")
+def kernel() -> Iterator[SharedKernel]:
+    shared = SharedKernel()
+    yield shared
+    shared.close()
+
+
+def _fresh_kernel(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A notebook run in a Jupyter kernel of its own, in an empty folder (as on Colab)."""
+    import tempfile
+
+    notebook = copy.deepcopy(notebook)
     with tempfile.TemporaryDirectory() as folder:
         NotebookClient(
             notebook,
@@ -204,79 +224,92 @@ def _execute_in_kernel(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode
     return notebook
 
 
-def _printed(cell: nbformat.NotebookNode, stream: str | None = None) -> str:
-    """What a cell printed (on one stream, or on both)."""
-    return "".join(
-        o.get("text", "")
-        for o in cell.outputs
-        if o.output_type == "stream" and stream in (None, o.name)
-    )
-
-
-@functools.cache
-def _kernel_run(slug: str, variant: str) -> nbformat.NotebookNode | BaseException:
-    """One variant run in a kernel, once per process (the tests of a slug share a worker)."""
-    try:
-        return _execute_in_kernel(_variant(slug, variant))
-    except Exception as error:  # reported by each test that needs this run
-        return error
-
-
-def _output(slug: str, variant: str) -> str:
-    """The check cell's printed output of one variant."""
-    result = _kernel_run(slug, variant)
-    if isinstance(result, BaseException):
-        pytest.fail(f"{slug} ({variant}) did not run to the end: {result}", pytrace=False)
-    return _printed(next(cell for cell in result.cells if cell.get("id") == "check"))
-
-
-def _exercise_params() -> list:
-    # An exercise's three kernel runs happen once, on one worker: its tests share them.
-    return [
-        pytest.param(slug, marks=pytest.mark.xdist_group(f"exercise:{slug}"))
-        for slug in notebooks.EXERCISES
-    ]
+SLUGS = [e.slug for e in EXERCISES]
 
 
 def test_committed_notebooks_are_up_to_date() -> None:
-    stale = notebooks.stale()
-    assert not stale, f"regenerate with `python -m coursekit.notebooks`: {stale}"
+    wanted = PROJECT.notebooks()
+    stale = [p for p, text in wanted.items() if not p.exists() or p.read_text("utf-8") != text]
+    stale += PROJECT.orphan_notebooks()
+    assert not stale, (
+        f"regenerate with `make notebooks`: {[str(p.relative_to(ROOT)) for p in stale]}"
+    )
 
 
 def test_notebooks_have_no_outputs_and_match_the_exercises() -> None:
-    committed = {path.stem for path in notebooks.NOTEBOOKS.glob("*.ipynb")}
-    assert committed == set(notebooks.EXERCISES)
-    for slug in notebooks.EXERCISES:
-        notebook = nbformat.read(notebooks.notebook_path(slug), as_version=4)
+    folder = ROOT / "docs" / PROJECT.options.exercise_notebooks
+    assert {path.stem for path in folder.glob("*.ipynb")} == set(SLUGS)
+    for exercise in EXERCISES:
+        notebook = nbformat.read(exercise.notebook, as_version=4)
         for cell in notebook.cells:
             if cell.cell_type == "code":
-                assert not cell.outputs and cell.execution_count is None, slug
+                assert not cell.outputs and cell.execution_count is None, exercise.slug
 
 
-@pytest.mark.parametrize("slug", _exercise_params())
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.slug)
+def test_a_notebook_has_the_hint_of_its_page(exercise: Exercise) -> None:
+    notebook = nbformat.read(exercise.notebook, as_version=4)
+    page = exercise.page.read_text(encoding="utf-8")
+    hint = [cell for cell in notebook.cells if cell.get("id") == "hint"]
+    assert bool(hint) == ("/// details | Hint" in page), exercise.slug
+    if hint:
+        assert "<summary>Hint" in hint[0].source
+
+
+@pytest.mark.parametrize("slug", SLUGS)
 def test_untouched_notebook_says_not_done_yet(slug: str) -> None:
-    output = _output(slug, "untouched")
+    output = _check_output(slug, "untouched")
     assert output.startswith("Not done yet:"), output
+    starter = next(c for c in _in_process(slug, "untouched").cells if c.get("id") == "starter")
+    assert "Ellipsis" not in printed(starter), "an untouched starter prints Ellipsis"
 
 
-@pytest.mark.parametrize("slug", _exercise_params())
+@pytest.mark.parametrize("slug", SLUGS)
 def test_reference_solution_is_correct(slug: str) -> None:
-    output = _output(slug, "solution")
+    output = _check_output(slug, "solution")
     assert output.startswith("Correct:"), output
 
 
-@pytest.mark.parametrize("slug", _exercise_params())
+@pytest.mark.parametrize("slug", SLUGS)
 def test_wrong_answer_shows_expected_and_got(slug: str) -> None:
-    output = _output(slug, "wrong")
+    output = _check_output(slug, "wrong")
     assert output.startswith("Not quite:"), output
     assert "expected" in output and "got" in output, output
 
 
-@pytest.mark.parametrize("slug", _exercise_params())
+@pytest.mark.parametrize("slug", SLUGS)
 def test_outputs_are_deterministic(slug: str) -> None:
     for variant in VARIANTS:
-        output = _output(slug, variant)
+        output = _check_output(slug, variant)
         assert not re.search(r"0x[0-9a-fA-F]{6,}", output) and str(ROOT) not in output, output
+
+
+@pytest.mark.xdist_group("kernel")
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_build_prints_what_a_kernel_prints(kernel: SharedKernel, slug: str) -> None:
+    """The build runs the notebooks in its own process: every cell must print what a
+    Jupyter kernel prints, for every variant."""
+    exercise = next(e for e in EXERCISES if e.slug == slug)
+    for variant in VARIANTS:
+        ran = kernel.run(_variant(exercise, variant))
+        built = _in_process(slug, variant)
+        theirs = [shown(c) for c in ran.cells if c.cell_type == "code"]
+        ours = [shown(c) for c in built.cells if c.cell_type == "code"]
+        assert ours == theirs, f"{slug} ({variant})"
+
+
+@pytest.mark.xdist_group("kernel")
+def test_the_shared_kernel_runs_a_notebook_as_a_fresh_kernel_does(kernel: SharedKernel) -> None:
+    # After other notebooks ran in it: a chapter (warnings shown, setup cell) and an exercise.
+    for notebook in (
+        nbformat.reads(PROJECT.chapter_notebook(CHAPTERS[0]), as_version=4),
+        _variant(EXERCISES[0], "wrong"),
+    ):
+        kernel.run(nbformat.reads(PROJECT.chapter_notebook(CHAPTERS[-1]), as_version=4))
+        fresh, shared = _fresh_kernel(notebook), kernel.run(notebook)
+        assert [shown(c) for c in shared.cells if c.cell_type == "code"] == [
+            shown(c) for c in fresh.cells if c.cell_type == "code"
+        ]
 
 
 def test_unused_notebook_styles_are_dropped_and_used_ones_kept() -> None:
@@ -287,7 +320,7 @@ def test_unused_notebook_styles_are_dropped_and_used_ones_kept() -> None:
         "@keyframes spin{from{a:0}to{a:1}}"
     )
     html = f'<style>{css}</style><p class="used">x</p>'
-    pruned = notebooks.prune_styles(html)
+    pruned = StylePruner().prune(html)
     assert ".unused{color:blue}" not in pruned and "{x:1}" not in pruned
     for kept in (
         ".used{color:red}",
@@ -301,89 +334,32 @@ def test_unused_notebook_styles_are_dropped_and_used_ones_kept() -> None:
         assert kept in pruned, kept
 
 
-@pytest.mark.parametrize("slug", _exercise_params())
-def test_the_build_prints_what_a_kernel_prints(slug: str) -> None:
-    """The build runs the notebooks in its own process: the outputs must be a kernel's."""
-    kernel = _kernel_run(slug, "untouched")
-    if isinstance(kernel, BaseException):
-        pytest.fail(f"{slug} did not run to the end in a kernel: {kernel}", pytrace=False)
-    built = notebook_execution.execute(_variant(slug, "untouched"), slug)
-
-    def shown(output: nbformat.NotebookNode) -> tuple[str, str, str]:
-        text = output.get("text", output.get("data", {}).get("text/plain", ""))
-        return output.output_type, output.get("name", ""), text
-
-    def outputs(notebook: nbformat.NotebookNode) -> list[list[tuple[str, str, str]]]:
-        return [[shown(o) for o in c.outputs] for c in notebook.cells if c.cell_type == "code"]
-
-    assert outputs(built) == outputs(kernel)
-
-
 def test_a_failing_cell_fails_the_build_naming_notebook_and_cell(tmp_path: Path) -> None:
-    site = ROOT / "tests" / "fixtures" / "sites" / "failing-notebook"
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(tmp_path / "site")],
-        cwd=site,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode != 0, result.stdout + result.stderr
-    assert "broken.ipynb: code cell 2 failed: IndexError: list index out of range" in (
-        result.stderr
-    ), result.stderr
+    site = fixture_site("failing-notebook", tmp_path)
+    built = build(site / "mkdocs.yml", tmp_path / "site", cache_dir=tmp_path / "cache")
+    assert built.returncode != 0, built.log
+    assert "broken.ipynb: code cell 2 failed: IndexError: list index out of range" in built.log
     assert not (tmp_path / "site" / "broken" / "index.html").exists()
 
 
 # --- Chapter notebooks ---------------------------------------------------------------------
 
-CHAPTERS = chapter_notebooks.chapter_pages()
-
 
 @functools.cache
 def _record() -> Record:
-    return Record.load(ROOT / "tests" / "recorded_outputs.yml")
-
-
-def recorded_output(page: str, block: chapter_notebooks.Block) -> str | None:
-    """What the record says one block of a page prints.
-
-    The only place these tests read the record. The record keys blocks by include
-    region, ``id=`` or position (coursekit.blocks); ``block.index`` is 1-based.
-    """
-    keys = _keys(page)
-    return _record().expected(page, keys[block.index - 1])
-
-
-@functools.cache
-def _keys(page: str) -> list[str]:
-    return blocks.file_keys(ROOT / page, ROOT)
-
-
-def _options() -> dict:
-    return dict(includes.snippet_options(ROOT / "mkdocs.yml"))
-
-
-def test_every_chapter_has_an_up_to_date_notebook() -> None:
-    assert CHAPTERS, "no chapter pages found"
-    stale = chapter_notebooks.stale()
-    assert not stale, (
-        "regenerate with `python -m coursekit.chapter_notebooks`: "
-        f"{[str(path.relative_to(ROOT)) for path in stale]}"
-    )
+    return Record.load(PROJECT.record)
 
 
 @pytest.mark.parametrize("page", CHAPTERS, ids=lambda page: page.stem)
-def test_chapter_notebook_is_deterministic_and_clean(page: Path) -> None:
-    first, second = chapter_notebooks.render_page(page), chapter_notebooks.render_page(page)
-    assert first == second
-    notebook = nbformat.reads(first, as_version=4)
+def test_chapter_notebook_is_clean(page: Path) -> None:
+    # The same JSON as the committed copy, generated in another process, is checked by
+    # test_committed_notebooks_are_up_to_date: the generation is deterministic.
+    text = PROJECT.chapter_notebook(page)
+    notebook = nbformat.reads(text, as_version=4)
     nbformat.validate(notebook)
-    assert json.loads(first) == json.loads(json.dumps(json.loads(first), sort_keys=True))
+    assert json.loads(text) == json.loads(json.dumps(json.loads(text), sort_keys=True))
     assert notebook.cells[0].cell_type == "code" and notebook.cells[0].id == "setup"
     assert "torch.__version__" in notebook.cells[0].source
-    assert chapter_notebooks.pinned_torch() in notebook.cells[0].source
     for cell in notebook.cells:
         if cell.cell_type == "code":
             assert not cell.outputs and cell.execution_count is None
@@ -393,38 +369,45 @@ def test_chapter_notebook_is_deterministic_and_clean(page: Path) -> None:
             assert "```math" not in cell.source and "\n///" not in cell.source
 
 
+@pytest.mark.xdist_group("kernel")
 @pytest.mark.parametrize("page", CHAPTERS, ids=lambda page: page.stem)
-def test_chapter_notebook_prints_the_recorded_outputs(page: Path) -> None:
-    """Top to bottom in a fresh kernel, each code cell prints its block's recorded output."""
-    rel = page.relative_to(ROOT).as_posix()
-    notebook = _execute_in_kernel(nbformat.reads(chapter_notebooks.render_page(page), 4))
+def test_chapter_notebook_prints_the_recorded_outputs(kernel: SharedKernel, page: Path) -> None:
+    """Top to bottom in a clean kernel, each code cell prints its block's recorded output."""
+    source = PROJECT.read(page)
+    notebook = kernel.run(nbformat.reads(PROJECT.chapter_notebook(page), as_version=4))
     cells = {cell.id: cell for cell in notebook.cells}
-    setup = _printed(cells["setup"], "stdout")
-    assert f"The site's outputs came from PyTorch {chapter_notebooks.pinned_torch()}" in setup
+    setup = printed(cells["setup"], "stdout")
+    # The notebook and the pages name the same PyTorch: the one that printed the outputs.
+    assert f"The site's outputs came from PyTorch {_record().torch}" in setup
     assert "This notebook runs PyTorch" in setup
-    blocks = chapter_notebooks.blocks(page.read_text(encoding="utf-8"), rel, _options(), ROOT)
-    assert any(block.in_notebook for block in blocks), "a chapter without code cells"
+    made = chapters.cells(source)
+    assert any(cell.in_notebook for cell in made), "a chapter without code cells"
     problems = []
-    for block in blocks:
-        if not block.in_notebook:
+    for cell, block in zip(made, source.blocks, strict=True):
+        if not cell.in_notebook:
             continue
-        cell = cells[block.cell_id]
-        printed, expected = _printed(cell, "stdout"), recorded_output(rel, block)
-        if printed != expected:
+        ran = cells[cell.cell_id]
+        output, expected = printed(ran, "stdout"), _record().expected(block.page, block.key)
+        if output != expected:
             problems.append(
-                f"{rel}:{block.line} (cell {block.cell_id}) printed\n{printed!r}\n"
+                f"{block.where} (cell {cell.cell_id}) printed\n{output!r}\n"
                 f"the record says\n{expected!r}"
             )
-        if _printed(cell, "stderr"):
-            problems.append(f"{rel}:{block.line} wrote to stderr: {_printed(cell, 'stderr')}")
+        if printed(ran, "stderr"):
+            problems.append(f"{block.where} wrote to stderr: {printed(ran, 'stderr')}")
     assert not problems, "\n\n".join(problems)
 
 
 def _page(tmp_path: Path, markdown: str, snippet: str = "") -> nbformat.NotebookNode:
     (tmp_path / "snippets").mkdir()
     (tmp_path / "snippets" / "demo.py").write_text(snippet, encoding="utf-8")
-    options = {"base_path": ["snippets"], "check_paths": True}
-    return chapter_notebooks.build(markdown, "docs/chapters/demo.md", options, tmp_path, "9.9")
+    includes = Includes({"base_path": ["snippets"], "check_paths": True}, tmp_path)
+    from mkdocs.utils.meta import get_data
+
+    body, _ = get_data(markdown)
+    offset = markdown.count("\n") - body.count("\n")
+    source = read_page(body, "docs/chapters/demo.md", includes, line_offset=offset)
+    return chapters.build(source, "9.9")
 
 
 DEMO = """\
@@ -491,35 +474,35 @@ def test_a_page_becomes_cells_in_page_order(tmp_path: Path) -> None:
     assert notebook.cells[2].source == "print(3**2)"
     assert "> **Warning: Careful**\n>\n> Inside a block." in middle
     assert "**Figure on the site:** A box with an arrow." in middle
-    assert chapter_notebooks.FIGURE_NOTE in middle and "<figure>" not in middle
+    assert chapters.FIGURE_NOTE in middle and "<figure>" not in middle
     assert "```python\nshown_only = True\n```" in end
     assert "9.9" in notebook.cells[0].source
 
 
 def test_expected_errors_are_printed_and_the_notebook_goes_on(tmp_path: Path) -> None:
     notebook = _page(tmp_path, DEMO, DEMO_SNIPPET)
-    notebook_execution.execute(notebook, "demo")
-    printed = [_printed(cell) for cell in notebook.cells if cell.cell_type == "code"]
-    assert printed[1:] == ["9\n", "before\nZeroDivisionError: division by zero\n"]
+    execute.execute(notebook, "demo")
+    outputs = [printed(cell) for cell in notebook.cells if cell.cell_type == "code"]
+    assert outputs[1:] == ["9\n", "before\nZeroDivisionError: division by zero\n"]
 
 
 def test_blocks_that_need_coursekit_are_left_out(tmp_path: Path) -> None:
     page = '# T\n\ntext\n\n```python exec="on"\nfrom coursekit import x\n```\n'
     notebook = _page(tmp_path, page)
     assert [cell.id for cell in notebook.cells] == ["setup", "text-1"]
-    assert chapter_notebooks.TOOLS_NOTE in notebook.cells[1].source
+    assert chapters.TOOLS_NOTE in notebook.cells[1].source
 
 
 def test_colab_links_only_for_github() -> None:
-    repo = notebook_links.repository("https://github.com/owner/course/", {})
+    repo = links.repository("https://github.com/owner/course/")
     assert repo is not None and repo.edit_uri == "edit/main/docs/"
     assert repo.colab_url("docs/x.ipynb") == (
         "https://colab.research.google.com/github/owner/course/blob/main/docs/x.ipynb"
     )
-    other = notebook_links.repository("https://gitlab.com/owner/course", {"REPO_BRANCH": "b"})
+    other = links.repository("https://gitlab.com/owner/course", "b")
     assert other is not None and other.colab_url("x.ipynb") is None
     assert other.edit_uri == "edit/b/docs/"
-    assert notebook_links.repository(None) is None and notebook_links.repository("") is None
+    assert links.repository(None) is None and links.repository("") is None
 
 
 # --- The built site ----------------------------------------------------------------------
@@ -533,13 +516,12 @@ _EXTERNAL = re.compile(
 def test_notebook_pages_are_built_with_a_download_and_no_third_party_request(
     built_site: Path,
 ) -> None:
-    for slug in notebooks.EXERCISES:
+    for exercise in EXERCISES:
+        slug = exercise.slug
         page = built_site / "practice" / "notebooks" / slug / "index.html"
         html = page.read_text(encoding="utf-8")
         assert f'<a href="{slug}.ipynb" download>' in html, slug
-        assert (page.parent / f"{slug}.ipynb").read_bytes() == notebooks.notebook_path(
-            slug
-        ).read_bytes()
+        assert (page.parent / f"{slug}.ipynb").read_bytes() == exercise.notebook.read_bytes()
         # Executed at build time, untouched: the check cell's output is on the page.
         assert "Not done yet:" in html, slug
         assert not _EXTERNAL.findall(html), _EXTERNAL.findall(html)
@@ -558,15 +540,12 @@ def test_notebook_pages_are_built_with_a_download_and_no_third_party_request(
 
 def _notebook_pages() -> list[tuple[str, Path]]:
     """(page source under docs/, the committed notebook it links) for every such page."""
-    chapters = [
-        (page.relative_to(ROOT / "docs").as_posix(), chapter_notebooks.notebook_path(page))
+    chapter_pages = [
+        (page.relative_to(ROOT / "docs").as_posix(), PROJECT.chapter_notebook_path(page))
         for page in CHAPTERS
     ]
-    exercises = [
-        (f"practice/exercises/{slug}.md", notebooks.notebook_path(slug))
-        for slug in notebooks.EXERCISES
-    ]
-    return chapters + exercises
+    exercises = [(e.page.relative_to(ROOT / "docs").as_posix(), e.notebook) for e in EXERCISES]
+    return chapter_pages + exercises
 
 
 def _html(site: Path, src: str) -> str:

@@ -15,8 +15,8 @@ import pytest
 import yaml
 from browser.contrast import contrast  # tests/browser/contrast.py: one WCAG formula
 
-from coursekit import plots
-from coursekit.plots import PlotError, Series
+from coursekit.figures import plots
+from coursekit.figures.plots import PlotError, Series
 
 ROOT = Path(__file__).resolve().parent.parent
 PLOTS_CSS = ROOT / "docs" / "assets" / "stylesheets" / "plots.css"
@@ -167,7 +167,7 @@ def test_every_colour_follows_the_scheme() -> None:
 
 
 def test_colours_that_are_not_rewritten_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(plots.RC, "grid.color", "#777777")
+    monkeypatch.setattr(plots, "RC", {**plots.RC, "grid.color": "#777777"})
     with pytest.raises(PlotError, match="#777777"):
         two_series()
 
@@ -205,7 +205,7 @@ def test_series_colours_keep_contrast_in_both_schemes() -> None:
     light = _css_variables(css, ".md-typeset .plot-figure")
     slate = _css_variables(css, '[data-md-color-scheme="slate"] .md-typeset .plot-figure')
     # The SVG's fallbacks are the light scheme's colours, one per possible series.
-    assert list(light.values()) == plots.LIGHT
+    assert tuple(light.values()) == plots.LIGHT
     assert light.keys() == slate.keys() and len(light) == len(plots.LIGHT)
     backgrounds = _material_backgrounds()
     poor = [

@@ -19,10 +19,10 @@ import markdown
 import pytest
 import torch
 import yaml
+from support import ROOT
 
-from coursekit import quiz
+from coursekit.content import quiz
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 QUIZ_DIR = DOCS / "practice" / "quizzes"
 
@@ -163,6 +163,16 @@ GOOD_CHOICE = {
         ({"type": "essay"}, "'type'"),
         ({"explaination": "typo"}, "unknown keys"),
         ({"check": "1"}, "needs a 'value'"),
+        # YAML reads `text: yes` as True: the page would show "True".
+        (
+            {
+                "choices": [
+                    {"text": True, "correct": True, "explain": "x"},
+                    {"text": "b", "explain": "y"},
+                ]
+            },
+            "text must be a string, not bool True",
+        ),
     ],
 )
 def test_validator_rejects_broken_choice(broken: dict[str, Any], problem: str) -> None:
@@ -259,10 +269,20 @@ def test_validator_rejects_broken_match_and_blank(question: dict[str, Any], prob
     assert any(problem in p for p in problems), problems
 
 
+def test_unquoted_yes_is_refused_with_file_and_line() -> None:
+    text = (
+        "# Quiz\n\n```quiz\nquestions:\n  - id: q\n    type: choice\n    prompt: P?\n"
+        "    choices:\n      - {text: yes, correct: true, explain: a}\n"
+        "      - {text: b, explain: c}\n```\n"
+    )
+    with pytest.raises(quiz.QuizError, match=r"^page\.md:3: question 1 \(q\): choice 1: text"):
+        quiz.page_quizzes(text, "page.md")
+
+
 def test_a_broken_quiz_names_its_file_and_line() -> None:
     text = "# Quiz\n\n```quiz\nquestions:\n  - id: q\n    prompt: a: b\n```\n"
     with pytest.raises(quiz.QuizError, match=r"^page\.md:6: the quiz is not valid YAML"):
-        quiz.quizzes_in(text, "page.md")
+        quiz.page_quizzes(text, "page.md")
 
 
 # --- The answers agree with PyTorch ---------------------------------------------------

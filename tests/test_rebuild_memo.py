@@ -1,4 +1,5 @@
-"""Rebuilds under `mkdocs serve` (coursekit/rebuild_memo.py) write the full build's site.
+"""Rebuilds under `mkdocs serve` (coursekit/mkdocs_adapter/serve_memo.py) write the full
+build's site.
 
 One process rebuilds the fixture site tests/fixtures/sites/rebuild as `mkdocs serve`
 does (config loaded again, the same process, the memo warm) after each edit; after
@@ -16,9 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import FIXTURE_SITES, Built, build
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = ROOT / "tests" / "fixtures" / "sites" / "rebuild"
+FIXTURE = FIXTURE_SITES / "rebuild"
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 # Written with the build's date (and, gzipped, its time): not about the pages.
 DATED = {"sitemap.xml", "sitemap.xml.gz"}
@@ -44,15 +45,14 @@ import json, logging, shutil, sys
 from pathlib import Path
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
-from coursekit import rebuild_memo
 
 summaries = []
 class Summary(logging.Handler):
     def emit(self, record):
         if record.getMessage().startswith("coursekit:"):
             summaries.append(record.getMessage())
-logging.getLogger("mkdocs.hooks.coursekit").setLevel(logging.INFO)
-logging.getLogger("mkdocs.hooks.coursekit").addHandler(Summary())
+logging.getLogger("mkdocs.plugins.coursekit").setLevel(logging.INFO)
+logging.getLogger("mkdocs.plugins.coursekit").addHandler(Summary())
 
 steps = json.loads(sys.argv[1])
 started = False
@@ -73,7 +73,8 @@ for name, edits in steps:
         ok = True
     except BaseException:  # strict mode aborts with SystemExit-like Abort
         ok = False
-    report[name] = {"ok": ok, "memo": dict(rebuild_memo.MEMO.stats), "summary": summaries[-1:]}
+    memo = config.plugins["coursekit"].memo  # the same plugin object every rebuild
+    report[name] = {"ok": ok, "memo": dict(memo.stats), "summary": summaries[-1:]}
     if ok:
         shutil.copytree("site", f"../site-{name}")
 print(json.dumps(report))
@@ -93,12 +94,6 @@ def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     work = tmp_path_factory.mktemp("rebuild")
     site = work / "serve"
     shutil.copytree(FIXTURE, site, ignore=shutil.ignore_patterns(".cache", "site"))
-    config = site / "mkdocs.yml"
-    hooks = (ROOT / "coursekit" / "mkdocs_hooks.py").as_posix()
-    config.write_text(
-        config.read_text().replace("../../../../coursekit/mkdocs_hooks.py", hooks),
-        encoding="utf-8",
-    )
     result = subprocess.run(
         [sys.executable, "-c", DRIVER, json.dumps(STEPS)],
         cwd=site,
@@ -112,16 +107,9 @@ def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     return work, json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def _full_build(work: Path, name: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "full"],
-        cwd=work / f"src-{name}",
-        env=ENV,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
+def _full_build(work: Path, name: str) -> Built:
+    source = work / f"src-{name}"
+    return build(source / "mkdocs.yml", source / "full")
 
 
 @pytest.mark.parametrize("name", ["first", "prose", "code", "note"])
@@ -129,7 +117,7 @@ def test_a_rebuild_writes_the_full_build_site(rebuilt: tuple[Path, dict], name: 
     work, report = rebuilt
     assert report[name]["ok"], report
     full = _full_build(work, name)
-    assert full.returncode == 0, full.stderr[-3000:]
+    assert full.returncode == 0, full.log[-3000:]
     expected = _site_files(work / f"src-{name}" / "full")
     actual = _site_files(work / f"site-{name}")
     assert sorted(actual) == sorted(expected)
@@ -156,17 +144,20 @@ def test_a_prose_edit_renders_only_its_page(rebuilt: tuple[Path, dict]) -> None:
     assert "After the block" not in titles
 
 
-def test_a_code_edit_runs_only_its_page(rebuilt: tuple[Path, dict]) -> None:
+def test_a_code_edit_runs_and_renders_only_its_page(rebuilt: tuple[Path, dict]) -> None:
     work, report = rebuilt
     assert "1 pages run" in report["code"]["summary"][0], report["code"]
-    # A snippet changed: every page is rendered again (an include may be in any prose).
-    assert report["code"]["memo"]["rendered"] == 3, report["code"]
+    # Includes are expanded into the page's Markdown: only the page that includes the
+    # edited snippet changed.
+    assert report["code"]["memo"] == {"rendered": 1, "reused": 2}, report["code"]
     assert "value: 48" in (work / "site-code" / "code" / "index.html").read_text()
 
 
-def test_a_prose_include_edit_renders_the_pages_again(rebuilt: tuple[Path, dict]) -> None:
+def test_a_prose_include_edit_renders_only_the_page_that_includes_it(
+    rebuilt: tuple[Path, dict],
+) -> None:
     work, report = rebuilt
-    assert report["note"]["memo"]["rendered"] == 3, report["note"]
+    assert report["note"]["memo"] == {"rendered": 1, "reused": 2}, report["note"]
     assert "An edited note" in (work / "site-note" / "other" / "index.html").read_text()
 
 
@@ -177,4 +168,4 @@ def test_a_link_broken_by_an_edit_still_fails_the_rebuild(rebuilt: tuple[Path, d
     assert not report["anchor"]["ok"], report["anchor"]
     full = _full_build(work, "anchor")
     assert full.returncode != 0
-    assert "the-block" in full.stderr
+    assert "the-block" in full.log

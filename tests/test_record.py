@@ -3,27 +3,31 @@ them, and never damaged by a record run that meets a failure."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
-from conftest import copy_fixture_site
+from support import ROOT, fixture_site, run
 
-from coursekit.blocks import block_keys, file_keys
-from coursekit.fences import executed_fences
-from coursekit.record import Record, text_view
+from coursekit.execution.record import Record, diff, recorded_view, text_view, word_diff
+from coursekit.markdown.blocks import Block, keys
+from coursekit.markdown.fences import executed, scan
+from coursekit.mkdocs_adapter.project import Project
 
-ROOT = Path(__file__).resolve().parent.parent
-RECORD = Record.load(ROOT / "tests" / "recorded_outputs.yml")
+PROJECT = Project.load(ROOT / "mkdocs.yml")
+RECORD = Record.load(PROJECT.record)
+
+
+def block_keys(page: str) -> list[str]:
+    return keys(executed(scan(page, "docs/p.md")))
 
 
 def _executed_blocks() -> dict[str, list[str]]:
-    keys = {}
+    found = {}
     for page in sorted((ROOT / "docs").rglob("*.md")):
-        found = file_keys(page, ROOT)
-        if found:
-            keys[page.relative_to(ROOT).as_posix()] = found
-    return keys
+        blocks = PROJECT.read(page).blocks
+        if blocks:
+            found[page.relative_to(ROOT).as_posix()] = [b.key for b in blocks]
+    return found
 
 
 def test_every_recorded_page_still_exists_with_the_same_blocks() -> None:
@@ -58,10 +62,10 @@ def test_keys_are_the_id_then_the_include_region_then_the_position() -> None:
         '```python exec="on"\n--8<-- "chapters/a.py:one"\n```\n'
         '```python exec="on"\n--8<-- "chapters/a.py:two"\nprint(2)\n```\n'
     )
-    keys = block_keys(executed_fences(page, "docs/p.md"))
-    assert keys == ["chapters/a.py:one", "block-2", "named", "chapters/a.py:one#2", "block-5"]
+    found = block_keys(page)
+    assert found == ["chapters/a.py:one", "block-2", "named", "chapters/a.py:one#2", "block-5"]
     # Inserting a block at the top renumbers only the position-keyed ones.
-    inserted = block_keys(executed_fences('```python exec="on"\nx = 0\n```\n' + page, "docs/p.md"))
+    inserted = block_keys('```python exec="on"\nx = 0\n```\n' + page)
     assert inserted[1:] == [
         "chapters/a.py:one",
         "block-3",
@@ -82,37 +86,42 @@ def test_a_figure_is_recorded_by_its_text() -> None:
     assert text_view(figure) == "Text version\nStep 1: x & y\nStep 2\nx y\n1 2\nA caption\n"
 
 
+def test_a_timing_block_is_recorded_without_its_numbers() -> None:
+    block = Block(page="docs/p.md", line=1, number=1, key="k", code="", timing=True)
+    output = "median of 50 runs: no_grad 1.84 ms, tracked 2.31 ms (1.3x), 1e-05 s\n"
+    assert (
+        recorded_view(block, output) == "median of # runs: no_grad # ms, tracked # ms (#x), # s\n"
+    )
+    plain = Block(page="docs/p.md", line=1, number=1, key="k", code="")
+    assert recorded_view(plain, output) == output
+
+
+def test_a_long_line_that_changed_is_shown_word_by_word() -> None:
+    old = "RuntimeError: " + "one of the variables needed for gradient computation " * 4 + "end"
+    new = old.replace("needed for", "required by", 1)
+    shown = diff(old, new, "2.13.0", "2.14.1")
+    assert "--- recorded (PyTorch 2.13.0)" in shown and "+++ now (PyTorch 2.14.1)" in shown
+    assert "[-needed for-]{+required by+}" in shown
+    assert word_diff("a b c", "a x c") == "a [-b-]{+x+} c"
+    assert word_diff("a b c", "a c") == "a [-b-] c"
+    # Short lines are plain diff lines only.
+    assert "word by word" not in diff("x = 1", "x = 2", "", "")
+
+
 def test_a_record_run_that_meets_a_failure_leaves_the_record_untouched(tmp_path: Path) -> None:
-    site = copy_fixture_site("healthy", tmp_path)
+    site = fixture_site("healthy", tmp_path)
     record = site / "record.yml"
     before = record.read_bytes()
     snippet = site / "snippets" / "example.py"
     snippet.write_text(
         snippet.read_text().replace('print("hello', 'raise RuntimeError("broken")\nprint("hello')
     )
-    result = subprocess.run(
+    result = run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-c",
-            str(tmp_path / "pytest.ini"),
-            "--rootdir",
-            str(site),
-            "--outputs-record",
-            str(record),
-            "--mkdocs-config",
-            "mkdocs.yml",
-            "--record-outputs",
-            "-p",
-            "no:randomly",
-            str(site / "docs"),
+            *(sys.executable, "-m", "pytest", "-c", str(tmp_path / "pytest.ini")),
+            *("--rootdir", str(site), "--record-outputs", str(site / "docs")),
         ],
-        cwd=site,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+        site,
     )
     assert result.returncode != 0, result.stdout
     # The include's first line: the included region is compiled in its place.

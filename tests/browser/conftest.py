@@ -5,9 +5,9 @@ is built once per run (tests/conftest.py), and all tests of one page run on one 
 (coursekit/pytest_parallel.py), so each page is visited once.
 
 Every test that takes a ``page_path`` argument runs once per page of the site (or per
-page of the module's ``PAGES`` list). The pages are the ones MkDocs itself finds from
-mkdocs.yml and docs/ (see ``site_pages``), and ``test_every_built_page_is_covered`` checks
-them against the pages the build really wrote, so a new page is covered without anyone
+page of the module's ``PAGES`` list). The pages are found from docs/ by MkDocs' own rule
+for addresses (see ``site_pages``), and ``test_every_built_page_is_covered`` checks them
+against the pages the build really wrote, so a new page is covered without anyone
 editing a list.
 
 BROWSER_TEST_SITE=<folder> tests a site you built already instead of building one.
@@ -31,15 +31,15 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from support import ROOT
 
-from coursekit import chromium
+from coursekit.testing import chromium
 
 from .audit_page import PageAudit, audit_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Route
 
-ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = chromium.CHROMIUM
 CHROMIUM_ARGS = [
     "--headless",
@@ -94,23 +94,37 @@ def browser_missing() -> str | None:
 # --- the pages of the site ----------------------------------------------------------------
 
 
+def _notebook_patterns() -> list[str]:
+    """The pages mkdocs-jupyter makes (its ``include`` option), read from mkdocs.yml."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):  # the YAML only: MkDocs' tags are not needed here
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+    plugin = next(p for p in config["plugins"] if isinstance(p, dict) and "mkdocs-jupyter" in p)
+    return list(plugin["mkdocs-jupyter"]["include"])
+
+
 @functools.cache
 def site_pages() -> list[str]:
     """URL paths (relative to the site root) of every page the build writes.
 
-    Asks MkDocs itself: the configuration is loaded and the plugins' ``on_files`` run, so
-    pages that plugins add (notebooks through mkdocs-jupyter, generated pages) are
-    included, with MkDocs' own source-to-URL rule. The theme's 404 page is a page readers
-    can land on, so it is visited too.
+    Every Markdown page and every notebook page of docs/, by MkDocs' rule for directory
+    URLs (``a/b.md`` is ``a/b/``, ``a/index.md`` is ``a/``), without loading MkDocs: each
+    test worker collects them. The theme's 404 page is a page readers can land on, so it
+    is visited too. test_every_built_page_is_covered holds this against the built site.
     """
-    from mkdocs.config import load_config
-    from mkdocs.structure.files import get_files
-
-    config = load_config(str(ROOT / "mkdocs.yml"))
-    config = config.plugins.on_config(config)
-    files = config.plugins.on_files(get_files(config), config=config)
-    # The home page's URL is "./".
-    pages = {page.url.removeprefix("./") for page in files.documentation_pages()}
+    docs = ROOT / "docs"
+    sources = set(docs.rglob("*.md"))
+    for pattern in _notebook_patterns():
+        sources |= set(docs.glob(pattern))
+    pages = set()
+    for source in sources:
+        path = source.relative_to(docs).with_suffix("").as_posix()
+        pages.add("" if path == "index" else f"{path.removesuffix('/index')}/")
     return [*sorted(pages), "404.html"]
 
 

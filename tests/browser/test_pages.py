@@ -14,6 +14,7 @@ import pytest
 
 from .audit_page import SCHEMES, PageAudit, describe_violations
 from .conftest import page_id, site_pages
+from .contrast import contrast
 
 Audits = Callable[[str], PageAudit]
 
@@ -124,3 +125,25 @@ def test_axe_finds_no_serious_violation(page_audits: Audits, page_path: str, sch
         f"{page_id(page_path)} ({scheme} scheme): axe-core found serious or critical "
         f"violations:\n{describe_violations(violations)}"
     )
+
+
+# WCAG AA: 4.5 for normal text, 3 for large text (24 px, or 18.66 px when bold).
+def _required(entry: dict[str, Any]) -> float:
+    large = entry["px"] >= 24 or (entry["bold"] and entry["px"] >= 18.66)
+    return 3.0 if large else 4.5
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_code_and_maths_keep_their_contrast(
+    page_audits: Audits, page_path: str, scheme: str
+) -> None:
+    """The text axe's color-contrast rule leaves to this test (audit_page.OWN_CONTRAST)."""
+    step = "dark" if scheme == "dark" else "axe-light"
+    audit = _visit(page_audits, page_path, step, f"axe-{scheme}")
+    faint = [
+        f"{e['kind']} {e['text']!r}: {e['color']} on {e['background']}, "
+        f"{contrast(e['color'], e['background']):.2f} < {_required(e)}"
+        for e in audit.colours[scheme]
+        if contrast(e["color"], e["background"]) < _required(e)
+    ]
+    assert not faint, f"{page_id(page_path)} ({scheme} scheme): text too faint:\n" + _bullets(faint)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from coursekit import plots
+from coursekit.figures import plots
 
 from .audit_page import SCHEMES, SERIOUS, describe_violations, switch_to_dark
 from .conftest import ROOT

@@ -1,4 +1,7 @@
-"""Light and dark: one chapter with code and diagrams stays readable in both schemes.
+"""Light and dark: one chapter's diagrams stay readable in both schemes.
+
+(The contrast of code and maths on every page, in both schemes, is checked by
+test_pages.py's test_code_and_maths_keep_their_contrast.)
 
 Screenshots of the whole page go to screenshots/ at the repository root (gitignored), so a
 reader can look at what was measured: screenshots/<chapter>-light.png and -dark.png.
@@ -21,36 +24,8 @@ if TYPE_CHECKING:
 
 CHAPTER = "chapters/chain-rule/"
 SHOTS = ROOT / "screenshots"
-TEXT_CONTRAST = 4.5  # WCAG AA for normal text
 INK_CONTRAST = 4.5  # a diagram's strokes and labels against its own background
 MIN_INK = 0.005  # at least 0.5% of a diagram's pixels must be such ink
-
-# Every coloured run of text in the page's code blocks, with the colour behind it.
-CODE_COLOURS_JS = """
-() => {
-  const behind = (el) => {
-    for (; el; el = el.parentElement) {
-      const bg = getComputedStyle(el).backgroundColor;
-      if (!/rgba\\(.*, 0\\)$/.test(bg) && bg !== "transparent") return bg;
-    }
-    return "rgb(255, 255, 255)";
-  };
-  const runs = [];
-  for (const code of document.querySelectorAll("article .highlight pre > code")) {
-    for (const el of [code, ...code.querySelectorAll("span")]) {
-      const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
-      if (!own) continue;
-      runs.push({
-        text: el.textContent.trim().slice(0, 30),
-        cls: el.className || "code",
-        color: getComputedStyle(el).color,
-        background: behind(el),
-      });
-    }
-  }
-  return runs;
-}
-"""
 
 # Pixels of a PNG (a diagram's screenshot): the commonest colour is the background; "ink"
 # is every pixel whose contrast with it reaches the threshold.
@@ -107,23 +82,6 @@ def chapter(request: pytest.FixtureRequest, new_context: Callable[..., BrowserCo
     page.screenshot(path=SHOTS / f"{name}-{request.param}.png", full_page=True)
     yield page, request.param
     context.close()
-
-
-def test_code_is_readable(chapter: tuple[Page, str]) -> None:
-    page, scheme = chapter
-    runs = page.evaluate(CODE_COLOURS_JS)
-    assert runs, f"{CHAPTER} has no code blocks to measure"
-    poor = sorted(
-        {
-            (round(contrast(r["color"], r["background"]), 2), r["cls"], r["color"], r["text"])
-            for r in runs
-            if contrast(r["color"], r["background"]) < TEXT_CONTRAST
-        }
-    )
-    assert not poor, (
-        f"{CHAPTER} ({scheme}): code text below {TEXT_CONTRAST}:1 against its background "
-        f"(ratio, token class, colour, text):\n" + "\n".join(f"- {p}" for p in poor)
-    )
 
 
 def test_diagrams_are_visible_and_readable(chapter: tuple[Page, str]) -> None:

@@ -93,20 +93,35 @@ LUNR_STOP = frozenset(
 COMMON = frozenset(["backward", "gradient", "gradients", "loss", "pytorch", "tensor", "tensors"])
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def page(new_context: Callable[..., BrowserContext]) -> Iterator[Page]:
+    """The home page, opened once: its search worker builds the index once, and every
+    query is typed into the same search box, as a reader searching again would."""
     context = new_context()
     context.set_default_timeout(15_000)
-    yield context.new_page()
+    home = context.new_page()
+    home.goto("")
+    yield home
     context.close()
 
 
+# True once every result on show links with ?h=<the query>: the results of this query,
+# not of the one before.
+_RESULTS_OF = """
+([selector, query]) => {
+  const links = [...document.querySelectorAll(selector)];
+  return links.length > 0 && links.every((a) => new URL(a.href).searchParams.get("h") === query);
+}
+"""
+
+
 def search(page: Page, query: str) -> list[str]:
-    """Type ``query`` into the search box on the home page; the result pages, best first."""
-    page.goto("")
-    page.locator(".md-search__input").click()
+    """Type ``query`` into the search box of the home page; the result pages, best first."""
+    box = page.locator(".md-search__input")
+    box.click()
+    box.fill("")
     page.keyboard.type(query)
-    page.locator(RESULT_LINKS).first.wait_for()
+    page.wait_for_function(_RESULTS_OF, arg=[RESULT_LINKS, query])
     hrefs = page.locator(RESULT_LINKS).evaluate_all("links => links.map((a) => a.href)")
     base = page.evaluate("() => new URL(document.baseURI).origin + '/'")
     pages: list[str] = []

@@ -1,0 +1,44 @@
+"""``python -m coursekit notebooks [--check]``: write (or check) the generated notebooks.
+
+The exercise notebooks come from the exercise pages and snippets, the chapter notebooks
+from the chapter pages; both are committed because Colab opens them from the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from coursekit import files
+from coursekit.mkdocs_adapter.project import Project
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m coursekit", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    notebooks = commands.add_parser("notebooks", help="write the generated notebooks")
+    notebooks.add_argument("--check", action="store_true", help="only report stale ones")
+    notebooks.add_argument("--config-file", type=Path, default=Path("mkdocs.yml"))
+    args = parser.parse_args(argv)
+    project = Project.load(args.config_file)
+    wanted = project.notebooks()
+    stale = [p for p, text in wanted.items() if not p.exists() or p.read_text("utf-8") != text]
+    orphans = project.orphan_notebooks()
+    if args.check:
+        for path in [*stale, *orphans]:
+            print(f"{path.relative_to(project.root)} is out of date", file=sys.stderr)
+        if stale or orphans:
+            print("Run: make notebooks", file=sys.stderr)
+        return 1 if stale or orphans else 0
+    for path in orphans:
+        path.unlink()
+        print(f"removed {path.relative_to(project.root)} (its page is gone)")
+    for path in stale:
+        files.atomic_write(path, wanted[path])
+        print(f"wrote {path.relative_to(project.root)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

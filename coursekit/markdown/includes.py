@@ -1,0 +1,64 @@
+"""``--8<--`` include lines, expanded exactly as pymdownx.snippets expands them.
+
+The build expands a page's includes once (:mod:`coursekit.markdown.page`) and hands
+MkDocs the expanded text; the drift check and the notebooks do the same from the file.
+All of them use pymdownx.snippets' own preprocessor, configured like ``mkdocs.yml``'s, so
+an include means the same thing everywhere; errors name the Markdown file and line,
+which pymdownx alone does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import markdown
+from pymdownx.snippets import SnippetMissingError
+
+INCLUDE = re.compile(r"^\s*-{1,}8<-{1,}\s+[\"']")
+
+
+class IncludeError(ValueError):
+    """An include that cannot be resolved; the message names file and line."""
+
+
+class Includes:
+    """The include expander of one project: pymdownx.snippets with its options."""
+
+    def __init__(self, options: Mapping[str, Any], base_dir: Path) -> None:
+        bases = options.get("base_path", ["."])
+        bases = [bases] if isinstance(bases, str) else list(bases)
+        self.options = dict(options)
+        # pymdownx resolves base paths from the working directory; MkDocs runs from the
+        # config's folder, so resolve from there whatever the cwd.
+        self.base_paths = [(base_dir / b).resolve() for b in bases]
+        md = markdown.Markdown(
+            extensions=["pymdownx.snippets"],
+            extension_configs={
+                "pymdownx.snippets": {
+                    **self.options,
+                    "base_path": [str(p) for p in self.base_paths],
+                    "check_paths": True,
+                }
+            },
+        )
+        self._preprocessor = md.preprocessors["snippet"]
+
+    def expand_line(self, line: str, where: str) -> list[str]:
+        """The lines an include line stands for (``where`` is "docs/page.md:12")."""
+        try:
+            return list(self._preprocessor.run([line]))
+        except SnippetMissingError as error:
+            raise IncludeError(f"{where}: {error}") from None
+
+    def expand(self, text: str, page: str, first_line: int) -> str:
+        """``text`` (starting at ``first_line`` of ``page``) with its includes expanded."""
+        out: list[str] = []
+        for offset, line in enumerate(text.split("\n")):
+            if INCLUDE.match(line):
+                out.extend(self.expand_line(line, f"{page}:{first_line + offset}"))
+            else:
+                out.append(line)
+        return "\n".join(out)

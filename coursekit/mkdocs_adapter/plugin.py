@@ -1,0 +1,353 @@
+"""The course's MkDocs plugin: executed blocks, maths, diagrams, quizzes, notebooks.
+
+``plugins: - coursekit`` in mkdocs.yml (after markdown-exec and mkdocs-jupyter), with
+the options of :class:`~coursekit.mkdocs_adapter.config.CourseConfig`. The work itself
+is done by the packages beside this one, none of which imports MkDocs; this adapter
+reads the site, calls them at the right moment, and fails the build, naming the
+Markdown file and line, on anything half-built.
+
+The MkDocs events it uses, in the order a build runs them:
+
+* ``on_startup`` (once per process): under `mkdocs serve`, a :class:`ServeMemo` that
+  lives across rebuilds. Defining it also makes MkDocs keep this plugin object.
+* ``on_config``: a fresh :class:`BuildRun` for the build; markdown-exec's Python fence
+  and the ``d2``/``math`` fences routed through it (so errors name file and line).
+* ``on_files``: the notebooks to execute; the chapter notebooks to generate.
+* ``on_nav``: the order of exercises, quizzes and interview topics.
+* ``on_pre_page`` (before mkdocs-jupyter): a notebook page reads its executed copy.
+* ``on_page_markdown``: the page read once (includes expanded), its blocks run or
+  recalled, its chapter notebook made, the run stamp, short answers, exercise links
+  and quizzes added.
+* ``on_page_content``: every block was shown; notebook pages cleaned; copy buttons,
+  step-through assets and notebook links added.
+* ``on_page_context``: the meta description escaped; edit links of notebooks.
+* ``on_post_page`` (before mkdocs-jupyter copies the download): the clean notebook.
+* ``on_post_build``: the summary line; caches of pages and notebooks that are gone.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from collections.abc import Callable
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+
+from jinja2 import Environment
+from markupsafe import Markup
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation, Section
+from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
+from mkdocs.utils.meta import get_data
+from mkdocs.utils.templates import TemplateContext
+from pymdownx.superfences import SuperFencesException
+
+from coursekit import files as fingerprints
+from coursekit.content import copy_buttons, d2_fence, exercise_nav, interview, quiz
+from coursekit.content.errors import ContentError
+from coursekit.content.mathml import MathError
+from coursekit.content.output_box import stamp
+from coursekit.figures import STEP_FIGURE_CLASS
+from coursekit.figures.d2 import DiagramError, rendering
+from coursekit.mkdocs_adapter import notebook_pages
+from coursekit.mkdocs_adapter.build import BuildRun
+from coursekit.mkdocs_adapter.config import CourseConfig
+from coursekit.mkdocs_adapter.exec_fence import ExecFence
+from coursekit.mkdocs_adapter.serve_memo import ServeMemo
+from coursekit.notebooks import page_cleanup
+
+log = logging.getLogger("mkdocs.plugins.coursekit")
+
+STEP_SCRIPT = "assets/javascripts/backprop-steps.js"
+STEP_STYLESHEET = "assets/stylesheets/backprop-steps.css"
+INTERVIEW_MARKERS = MappingProxyType(
+    {"index.md": "<!-- interview:index -->", "summary.md": "<!-- interview:summary -->"}
+)
+
+
+class FenceBuildError(SuperFencesException, PluginError):
+    """A fence that cannot be drawn. A SuperFencesException, so superfences lets it
+    through instead of quietly showing the fence as code; a PluginError, so MkDocs
+    prints the message and stops the build."""
+
+
+class CoursePlugin(BasePlugin[CourseConfig]):
+    def __init__(self) -> None:
+        self.serving = False
+        self.memo: ServeMemo | None = None  # `mkdocs serve` only: lives across rebuilds
+        self.pruner = page_cleanup.StylePruner()
+        self._build: BuildRun | None = None
+
+    @property
+    def build(self) -> BuildRun:
+        if self._build is None:
+            raise PluginError("coursekit: on_config did not run before the pages were built")
+        return self._build
+
+    # -- the build starts ------------------------------------------------------------
+
+    def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
+        self.serving = command == "serve"
+        self.memo = ServeMemo() if self.serving else None
+
+    @event_priority(-50)  # after markdown-exec and Material's search set themselves up
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        try:
+            copy_buttons.check_features(list(config.theme.get("features") or []))
+        except ContentError as error:
+            raise PluginError(str(error)) from None
+        build = BuildRun.start(config, self.config, serving=self.serving)
+        self._build = build
+        settings = fingerprints.digest(Path(config.config_file_path).read_bytes())
+        rendered = self.memo.blocks if self.memo else {}
+        ExecFence(build, settings, rendered).install(config)
+        self._route_fences(config, build)
+        # Without a repository an edit link would point nowhere (MkDocs would even warn).
+        if not config.repo_url:
+            config.edit_uri = None
+        else:
+            config.edit_uri = f"edit/{self.config.repo_branch}/docs/"
+        if self.memo:
+            self.memo.wrap_search(config)
+        return config
+
+    def _route_fences(self, config: MkDocsConfig, build: BuildRun) -> None:
+        """The d2 and math fences draw with this build's renderer and fail the build with
+        their file and line."""
+        superfences = config.mdx_configs.get("pymdownx.superfences", {})
+        for fence in superfences.get("custom_fences", []):
+            if fence.get("name") in {"d2", "math"}:
+                for role in ("format", "validator"):
+                    if callable(fence.get(role)):
+                        fence[role] = _failing_loudly(fence[role], build)
+
+    @event_priority(-100)  # after mkdocs-jupyter has claimed the notebook files
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        notebook_pages.register(self.build, files, config)
+        if self.memo:
+            self.memo.begin(config, files)
+        return files
+
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+        build, options = self.build, self.config
+        exercises = options.exercises.rstrip("/") + "/"
+        quizzes = options.quizzes.rstrip("/") + "/"
+        build.exercises = [
+            exercise_nav.Exercise(page.file.src_uri, _h1(page.file.content_string))
+            for page in nav.pages
+            if page.file.src_uri.startswith(exercises)
+        ]
+        build.quiz_pages = [p.file.src_uri for p in nav.pages if p.file.src_uri.startswith(quizzes)]
+        build.topics = _interview_topics(nav, files, options.interview.rstrip("/") + "/")
+        return nav
+
+    def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
+        if self.memo:  # MkDocs makes a new environment for every rebuild
+            env.bytecode_cache = self.memo.templates
+        return env
+
+    # -- each page ---------------------------------------------------------------------
+
+    @event_priority(100)  # before mkdocs-jupyter renders a notebook page
+    def on_pre_page(self, page: Page, config: MkDocsConfig, files: Files) -> Page:
+        notebook_pages.use_executed_copy(self.build, page)
+        return page
+
+    def on_page_markdown(
+        self, markdown: str, page: Page, config: MkDocsConfig, files: Files
+    ) -> str:
+        build, src = self.build, page.file.src_uri
+        # MkDocs strips the front matter first (with this parser): count it back, so that
+        # lines in errors are the file's.
+        raw = page.file.content_string
+        offset = raw.count("\n") - get_data(raw)[0].count("\n")
+        source = build.read(markdown, src, offset)
+        notebook_pages.generate(build, src, source, config)
+        markdown = d2_fence.tag_fences(build.run(source, src), source)
+        if source.blocks:
+            markdown = stamp(markdown, build.torch)
+        markdown = self._interview(markdown, page, config)
+        markdown = exercise_nav.append(markdown, exercise_nav.links(build.exercises, src))
+        markdown = self._quizzes(markdown, page, files, offset)
+        if self.memo:
+            self.memo.wrap_render(page, _memo_results(build, src), build.formatted)
+        return markdown
+
+    def _interview(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
+        folder = self.config.interview.rstrip("/") + "/"
+        src = page.file.src_uri
+        if not src.startswith(folder):
+            return markdown
+        where = f"docs/{src}"
+        name = src.removeprefix(folder)
+        try:
+            if name in INTERVIEW_MARKERS:
+                return interview.listing(
+                    markdown,
+                    INTERVIEW_MARKERS[name],
+                    self.build.topics,
+                    summary=name == "summary.md",
+                    folder=folder,
+                    where=where,
+                )
+            markdown = interview.question_page(markdown, page.meta, where)
+        except ContentError as error:
+            raise PluginError(str(error)) from None
+        # Material writes page.meta.description into <meta name="description">.
+        page.meta["description"] = interview.plain(interview.short_answer(page.meta, where))
+        return markdown
+
+    def _quizzes(self, markdown: str, page: Page, files: Files, offset: int) -> str:
+        if "```quiz" not in markdown:
+            return markdown
+
+        def resolve(target: str) -> str | None:
+            file = files.get_file_from_path(target)
+            return None if file is None else file.url_relative_to(page.file)
+
+        def all_quizzes() -> list[tuple[quiz.Quiz, str, str]]:
+            found = []
+            for uri in self.build.quiz_pages:
+                file = files.get_file_from_path(uri)
+                if file is None:
+                    continue
+                text = file.content_string
+                for one in quiz.page_quizzes(text, f"docs/{uri}"):
+                    found.append((one, _h1(text) or one.slug, resolve(uri) or ""))
+            return found
+
+        def render() -> str:
+            return quiz.render_page(
+                markdown, page.file.src_uri, resolve, all_quizzes, line_offset=offset
+            )
+
+        try:
+            if self.memo is None:
+                return render()
+            # The quiz index is made from every quiz page's source.
+            sources = [
+                f.content_string for f in map(files.get_file_from_path, self.build.quiz_pages) if f
+            ]
+            index = sources if quiz.INDEX_LANG in markdown else []
+            key = fingerprints.digest(self.memo.site, page.file.src_uri, markdown, index)
+            return self.memo.quiz(key, render)
+        except quiz.QuizError as error:
+            raise PluginError(str(error)) from None
+
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        build, src = self.build, page.file.src_uri
+        build.check_shown(src)
+        if src in build.notebook_jobs:
+            pruner = self.memo.styles if self.memo else self.pruner
+            html = page_cleanup.page_content(html, src, pruner)
+        html = with_step_assets(copy_buttons.add(html), page.url)
+        return notebook_pages.links_under_title(build, html, page, config, files)
+
+    def on_page_context(
+        self, context: TemplateContext, /, *, page: Page, config: MkDocsConfig, nav: Navigation
+    ) -> TemplateContext:
+        # Material prints page.meta.description into an attribute without escaping it:
+        # an escaped Markup prints right whether a template escapes it or not.
+        description = page.meta.get("description")
+        if description and not isinstance(description, Markup):
+            page.meta["description"] = Markup(html.escape(str(description), quote=True))
+        notebook_pages.edit_link(self.build, page, config)
+        return context
+
+    @event_priority(100)  # before mkdocs-jupyter copies the download next to the page
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        notebook_pages.restore_source(self.build, page)
+        return output
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        build = self.build
+        summary = build.summary()
+        if self.memo:
+            summary += f"; {self.memo.report()}"
+        build.cache.prune(source.path for source in build.sources.values())
+        notebook_pages.prune(build)
+        log.info("%s", summary)
+
+
+# --- helpers -----------------------------------------------------------------------------
+
+
+def _h1(text: str) -> str:
+    match = re.search(r"^# (.+)$", text, re.M)
+    return match[1].strip() if match else ""
+
+
+def with_step_assets(html: str, page_url: str) -> str:
+    """A page that holds a step-through figure gets its script and stylesheet, in the
+    content: a page without one loads neither."""
+    if f'<figure class="{STEP_FIGURE_CLASS}"' not in html:
+        return html
+    # Relative to the page, as MkDocs writes its own links (the site may live in a folder).
+    script = get_relative_url(STEP_SCRIPT, page_url)
+    stylesheet = get_relative_url(STEP_STYLESHEET, page_url)
+    return (
+        f'<link rel="stylesheet" href="{stylesheet}">\n{html}\n'
+        f'<script src="{script}" defer></script>'
+    )
+
+
+def _memo_results(build: BuildRun, src: str) -> list[Any]:
+    return [
+        (r.block, r.output, r.failure.report() if r.failure else None, r.after_failure)
+        for r in build.page_results(src)
+    ]
+
+
+def _failing_loudly(function: Callable[..., Any], build: BuildRun) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            with rendering(build.renderer):
+                return function(*args, **kwargs)
+        except (DiagramError, MathError, ContentError) as error:
+            raise FenceBuildError(str(error)) from None
+
+    return call
+
+
+def _interview_topics(nav: Navigation, files: Files, folder: str) -> list[interview.Topic]:
+    """The topic sections of the interview index's section, each with its questions;
+    every question page of the folder must be in one of them."""
+    index = next((p for p in nav.pages if p.file.src_uri == f"{folder}index.md"), None)
+    if index is None:
+        return []
+    section = index.parent
+    if section is None:
+        raise PluginError(f"docs/{folder}index.md must be in a nav section of its own")
+    topics = []
+    for child in section.children:
+        if not isinstance(child, Section):
+            continue
+        questions = []
+        for item in child.children:
+            if not isinstance(item, Page):
+                continue
+            body, meta = get_data(item.file.content_string)
+            try:
+                questions.append(interview.question(item.file.src_uri, body, meta))
+            except ContentError as error:
+                raise PluginError(str(error)) from None
+        topics.append(interview.Topic(child.title, tuple(questions)))
+    listed = {q.src for topic in topics for q in topic.questions}
+    not_questions = {f"{folder}{name}" for name in INTERVIEW_MARKERS}
+    missing = sorted(
+        f.src_uri
+        for f in files.documentation_pages()
+        if f.src_uri.startswith(folder) and f.src_uri not in listed | not_questions
+    )
+    if missing:
+        raise PluginError(
+            f"docs/{missing[0]}: this question is not in a topic section of the "
+            "'Interview questions' nav in mkdocs.yml, so the index would not list it"
+        )
+    return topics

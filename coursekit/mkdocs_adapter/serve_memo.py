@@ -1,0 +1,223 @@
+"""Rebuilds under `mkdocs serve`: a page whose inputs did not change is not re-rendered.
+
+`mkdocs serve` rebuilds the whole site after every change, in the same process. The
+execution cache already keeps blocks from running again, but every page was still
+converted from Markdown, indexed for search and given its quiz HTML. Those steps are
+pure functions of what they read, so the plugin keeps one :class:`ServeMemo` for the
+life of the serve process and answers them from it, keyed by all of it:
+
+* **Markdown to HTML** (``page.render``): the page's Markdown after the plugin (its
+  includes expanded, its block tokens and quiz HTML in it), the outputs of its blocks,
+  its source path and address, and a digest of what every page depends on
+  (mkdocs.yml, every file of the site and its address). A hit restores everything
+  ``render`` sets on the page (HTML, TOC, title, anchors, links to check), so MkDocs
+  still validates links and anchors on every build.
+* **search entries** (Material's ``SearchIndex.add_entry_from_context``): by the page's
+  HTML, TOC, title, address and metadata. The index is still written whole.
+* **quiz HTML**, **formatted blocks** and **notebook stylesheets**: memos of the
+  plugin's own pure functions.
+
+Code is not in any key: an edit of ``coursekit/`` restarts the server
+(coursekit/mkdocs_adapter/serve.py), and the memo starts empty.
+
+Every page still passes through every plugin event and its template, so the site
+written is a full build's, byte for byte (tests/test_rebuild_memo.py). A render that
+logged a warning is never remembered: strict mode must count it again next time.
+`mkdocs build` makes one build per process and uses no memo.
+
+Two seams are not public API, and this module is the only place that uses them: the
+attributes ``Page.render`` sets, and Material's ``SearchIndex.entries``. Both are
+wrapped per page and per index instance (no class is patched), and
+tests/test_private_apis.py fails loudly if either changes in a MkDocs or Material
+release.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jinja2.bccache import Bucket, BytecodeCache
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+from coursekit import files as fingerprints
+from coursekit.notebooks.page_cleanup import StylePruner
+
+log = logging.getLogger("mkdocs.plugins.coursekit.memo")
+
+# What Page.render sets on a page (mkdocs 1.6): a hit restores exactly these.
+RENDER_ATTRIBUTES = frozenset(
+    {"content", "toc", "_title_from_render", "present_anchor_ids", "links_to_anchors"}
+)
+_MAX_ENTRIES = 1024  # per memo: a few times the site's pages, then start again
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    attributes: dict[str, Any]  # RENDER_ATTRIBUTES as render left them (links by path)
+    formatted: frozenset[str]  # block tokens markdown-exec formatted during the render
+
+
+class _WarningCount(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+class TemplateBytecode(BytecodeCache):
+    """Compiled theme templates, kept in memory between rebuilds (Jinja's public cache
+    interface; Jinja recompiles any template whose source checksum changed)."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if bucket.key in self.code:
+            bucket.bytecode_from_string(self.code[bucket.key])
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
+@dataclass
+class ServeMemo:
+    """The memos of one serve process, and the digest of the build in progress."""
+
+    pages: dict[str, _Rendered] = field(default_factory=dict)
+    search: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    quizzes: dict[str, str] = field(default_factory=dict)
+    blocks: dict[str, str] = field(default_factory=dict)  # formatted blocks (exec_fence)
+    templates: TemplateBytecode = field(default_factory=TemplateBytecode)
+    styles: StylePruner = field(default_factory=StylePruner)
+    site: str = ""  # digest of what every page of this build depends on
+    stats: dict[str, int] = field(default_factory=lambda: {"rendered": 0, "reused": 0})
+
+    def begin(self, config: MkDocsConfig, files: Files) -> None:
+        """A new build: what all pages depend on, and fresh counts."""
+        site_files = sorted((f.src_uri, f.dest_uri, f.url, str(f.inclusion)) for f in files)
+        self.site = fingerprints.digest(
+            Path(config.config_file_path).read_bytes(),  # extensions, nav, plugins' settings
+            config.site_url,
+            config.use_directory_urls,
+            os.environ.get("SITE_URL"),
+            site_files,
+        )
+        self.stats = {"rendered": 0, "reused": 0}
+        for memo in (self.pages, self.search, self.quizzes):
+            if len(memo) > _MAX_ENTRIES:
+                memo.clear()
+
+    def report(self) -> str:
+        s = self.stats
+        return f"{s['rendered']} pages rendered, {s['reused']} unchanged"
+
+    # -- page.render -------------------------------------------------------------------
+
+    def wrap_render(self, page: Page, results: list[Any], formatted: set[str]) -> None:
+        """Answer this page's ``render`` from the memo when its inputs are unchanged.
+
+        ``results`` are the page's block results (part of the key); ``formatted`` is the
+        build's set of tokens markdown-exec formatted, which a hit must fill in too.
+        """
+        original = page.render  # the bound method of the class
+
+        def render(config: MkDocsConfig, files: Files) -> None:
+            key = fingerprints.digest(
+                self.site, page.file.src_uri, page.url, page.markdown, results
+            )
+            hit = self.pages.get(key)
+            if hit is not None and _restore(page, hit.attributes, files):
+                formatted.update(hit.formatted)
+                self.stats["reused"] += 1
+                return
+            before = dict(vars(page))
+            seen = set(formatted)
+            warnings = _WarningCount()
+            loggers = [logging.getLogger(), logging.getLogger("mkdocs")]
+            for logger in loggers:
+                logger.addHandler(warnings)
+            try:
+                original(config, files)
+            finally:
+                for logger in loggers:
+                    logger.removeHandler(warnings)
+            self.stats["rendered"] += 1
+            changed = {
+                k
+                for k, v in vars(page).items()
+                if k != "render" and (k not in before or before[k] is not v)
+            }
+            if warnings.count or not changed <= RENDER_ATTRIBUTES:
+                return  # a warning must be seen again; an unknown attribute is not restored
+            self.pages[key] = _Rendered(_snapshot(page), frozenset(formatted - seen))
+
+        page.render = render  # type: ignore[method-assign]  # this page, this build only
+
+    # -- search entries ----------------------------------------------------------------
+
+    def wrap_search(self, config: MkDocsConfig) -> None:
+        """Answer the search index's entries of an unchanged page from the memo."""
+        plugin = config.plugins.get("material/search") or config.plugins.get("search")
+        index = getattr(plugin, "search_index", None)
+        if index is None:
+            return
+        original: Callable[[Page], None] = index.add_entry_from_context
+
+        def add_entry_from_context(page: Page) -> None:
+            key = fingerprints.digest(
+                self.site, page.url, page.title, page.content, page.meta, _toc(page.toc)
+            )
+            hit = self.search.get(key)
+            if hit is not None:
+                index.entries.extend(copy.deepcopy(hit))
+                return
+            start = len(index.entries)
+            original(page)
+            self.search[key] = copy.deepcopy(index.entries[start:])
+
+        index.add_entry_from_context = add_entry_from_context  # this build's index only
+
+    # -- quizzes -----------------------------------------------------------------------
+
+    def quiz(self, key: str, render: Callable[[], str]) -> str:
+        if key not in self.quizzes:
+            self.quizzes[key] = render()
+        return self.quizzes[key]
+
+
+def _toc(items: Any) -> list[Any]:
+    return [(i.id, i.url, i.title, i.level, _toc(i.children)) for i in items]
+
+
+def _snapshot(page: Page) -> dict[str, Any]:
+    attributes = {
+        k: copy.deepcopy(v)
+        for k, v in vars(page).items()
+        if k in RENDER_ATTRIBUTES and k != "links_to_anchors"
+    }
+    links = vars(page).get("links_to_anchors", False)
+    if links is not False:  # File objects are new every build: keep their paths
+        attributes["links_to_anchors"] = links and {f.src_uri: dict(a) for f, a in links.items()}
+    return attributes
+
+
+def _restore(page: Page, attributes: dict[str, Any], files: Files) -> bool:
+    restored = {k: copy.deepcopy(v) for k, v in attributes.items()}
+    links = restored.get("links_to_anchors")
+    if links is not None:
+        by_file = {files.get_file_from_path(uri): anchors for uri, anchors in links.items()}
+        if None in by_file:
+            return False
+        restored["links_to_anchors"] = by_file
+    vars(page).update(restored)
+    return True

@@ -1,0 +1,1 @@
+"""The test plugins: the drift check, the parallel schedule, and how Chromium is launched."""

@@ -1,0 +1,246 @@
+"""The drift check: pytest-markdown-docs runs every executed block as the build does.
+
+pytest-markdown-docs collects every ``python`` fence as a test item. Through its two
+extension points (a Markdown parser hook and a named runner) this plugin makes each
+item one block of :mod:`coursekit.markdown.page`, run by the build's own loop:
+
+* only the fences :mod:`coursekit.markdown.fences` calls executed are run (the one
+  scanner decides; display-only fences are skipped);
+* the first item of a page runs the whole page with
+  :func:`coursekit.execution.page_run.run_page` (never the build's cache); each item then
+  checks its own block's result against the record of outputs
+  (:func:`coursekit.execution.record.recorded_view`);
+* a block that fails does not hide the blocks after it: they ran too, and each is still
+  compared with the record, its report saying it ran after a failure;
+* ``--drift-report FILE`` writes every failure and every drift of the run as Markdown
+  (the weekly workflow's step summary); the run's exit status is the verdict: non-zero
+  exactly when a block failed or printed something other than its record;
+* ``--record-outputs`` rewrites the record instead, and only if every block ran and
+  nothing failed: a failing run leaves the record untouched and exits non-zero.
+
+A page belongs to the site of the nearest mkdocs.yml above it (its snippets, its plugin
+options, its record), so one run can check several sites (the test fixtures do).
+
+The state of a run lives on a :class:`DriftCheck` registered with pytest for that run.
+pytest-markdown-docs exposes runners only through its private ``_runners`` module;
+that import lives here alone, and tests/test_private_apis.py fails loudly if it changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from pytest_markdown_docs._runners import _Runner, register_runner
+from pytest_markdown_docs.definitions import FenceTestDefinition
+
+from coursekit import versions
+from coursekit.execution.page_run import BlockResult, run_page
+from coursekit.execution.record import Record, diff, drift_report, recorded_view
+from coursekit.figures.d2 import D2Renderer, rendering
+from coursekit.markdown.fences import PYTHON, FenceError, scan
+from coursekit.markdown.includes import IncludeError
+from coursekit.mkdocs_adapter.project import Project
+from coursekit.testing.report import Finding, markdown_report
+
+RUNNER = "CourseRunner"
+STATE = "_coursekit_drift"  # the name under which items find the run's DriftCheck
+
+
+class DriftError(AssertionError):
+    """A block's output differs from the record."""
+
+
+class BlockFailed(AssertionError):
+    """A block raised, or broke a promise of its page (raises=, time limit, output)."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("course", "course site drift check")
+    group.addoption(
+        "--record-outputs",
+        action="store_true",
+        help="rewrite the recorded outputs from this run (after reviewing the diff)",
+    )
+    group.addoption(
+        "--drift-report",
+        default=None,
+        help="write every failure and drift of the run to this Markdown file",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(DriftCheck(config), "coursekit-drift-check")
+
+
+@dataclass
+class Site:
+    """One site's project and record, read on first use."""
+
+    project: Project
+    record: Record
+    renderer: D2Renderer
+    pages: dict[str, dict[int, BlockResult]] = field(default_factory=dict)
+
+
+@dataclass
+class DriftCheck:
+    """One run of the drift check: the sites, the pages run so far, what was found."""
+
+    config: pytest.Config
+    sites: dict[Path, Site] = field(default_factory=dict)  # by their mkdocs.yml
+    unreadable: dict[Path, Exception] = field(default_factory=dict)  # by absolute path
+    findings: list[Finding] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.rewrite = bool(self.config.getoption("--record-outputs"))
+        self.report_file = self.config.getoption("--drift-report")
+        self.torch = versions.torch()
+
+    def pytest_markdown_docs_globals(self) -> dict[str, Any]:
+        return {STATE: self}
+
+    def site(self, page: Path) -> Site:
+        """The site a page belongs to: the nearest mkdocs.yml above it."""
+        config = next(
+            (d / "mkdocs.yml" for d in page.resolve().parents if (d / "mkdocs.yml").is_file()), None
+        )
+        if config is None:
+            raise BlockFailed(f"{page}: no mkdocs.yml above this page")
+        if config not in self.sites:
+            project = Project.load(config)
+            cache = project.root / project.options.cache_dir / "d2"
+            self.sites[config] = Site(project, Record.load(project.record), D2Renderer(cache))
+        return self.sites[config]
+
+    def results(self, path: Path) -> tuple[Site, dict[int, BlockResult]]:
+        site = self.site(path)
+        page = path.resolve().relative_to(site.project.root).as_posix()
+        if path.resolve() in self.unreadable:
+            pytest.skip(
+                f"{page}: not run, the page's blocks cannot be read (see its first failure)"
+            )
+        if page not in site.pages:
+            try:
+                source = site.project.read(path)
+            except (FenceError, IncludeError) as error:
+                self.unreadable[path.resolve()] = error
+                self.findings.append(Finding(page, "failure", str(error)))
+                raise
+            with rendering(site.renderer):
+                site.pages[page] = {r.block.line: r for r in run_page(source.blocks)}
+        return site, site.pages[page]
+
+    def check(self, site: Site, result: BlockResult) -> None:
+        """Fail the item of a block that failed or drifted, and note it for the report."""
+        block = result.block
+        if result.failure is not None:
+            note = (
+                " (it ran after an earlier block of the page failed)"
+                if result.after_failure
+                else ""
+            )
+            report = result.failure.report() + note
+            self.findings.append(Finding(block.where, "failure", report))
+            raise BlockFailed(report)
+        if self.rewrite:
+            return
+        output = recorded_view(block, result.output)
+        expected = site.record.expected(block.page, block.key)
+        if expected != output:
+            recorded = site.record.torch
+            text = drift_report(
+                block, expected, output, recorded, self.torch, after_failure=result.after_failure
+            )
+            shown = diff(expected or "", output, recorded, self.torch)
+            self.findings.append(
+                Finding(
+                    block.where, "drift", shown, key=block.key, after_failure=result.after_failure
+                )
+            )
+            raise DriftError(text)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.report_file:
+            recorded = ", ".join(sorted({site.record.torch for site in self.sites.values()}))
+            Path(self.report_file).write_text(  # also when nothing ran: a report says so
+                markdown_report(self.findings, recorded or "?", self.torch, len(self.blocks())),
+                encoding="utf-8",
+            )
+        if not self.rewrite or not self.blocks():
+            return
+        broken = [r.block.where for r in self.blocks() if not r.ok]
+        broken += [str(path) for path in self.unreadable]
+        if session.testsfailed or exitstatus != pytest.ExitCode.OK or broken:
+            # A failing block has no output to record: keep every recorded output as it is.
+            names = ", ".join(site.record.path.name for site in self.sites.values())
+            session.config.get_terminal_writer().line(
+                f"\n{names} left untouched: the run had failures "
+                f"({len(broken)} block(s) did not run cleanly). Fix them, then record again.",
+                red=True,
+            )
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            return
+        for site in self.sites.values():
+            for page, results in site.pages.items():
+                site.record.pages[page] = {
+                    r.block.key: recorded_view(r.block, r.output) for r in results.values()
+                }
+            site.record.torch = self.torch
+            site.record.save(pages=set(site.pages))
+
+    def blocks(self) -> list[BlockResult]:
+        return [
+            r for site in self.sites.values() for page in site.pages.values() for r in page.values()
+        ]
+
+
+class _CourseMarkdownIt(MarkdownIt):
+    """Marks the fences pytest-markdown-docs should run: the ones our scanner runs."""
+
+    def parse(self, src: str, env: Any = None) -> list[Token]:
+        tokens = super().parse(src, env)
+        executed = {fence.line for fence in scan(src, "") if fence.executed}
+        for token in tokens:
+            if token.type != "fence" or token.map is None:
+                continue
+            lang = token.info.strip().partition(" ")[0].lower()
+            if lang not in PYTHON:
+                continue
+            run = token.map[0] + 1 in executed
+            token.info = f"python runner:{RUNNER}" if run else "python notest"
+        return tokens
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_markdown_docs_markdown_it() -> MarkdownIt:
+    return _CourseMarkdownIt("commonmark")
+
+
+@register_runner()
+class CourseRunner(_Runner):
+    def runtest(self, test: FenceTestDefinition, args: dict[str, Any], **_: Any) -> None:
+        check: DriftCheck = args[STATE]
+        site, results = check.results(Path(test.source_path))
+        result = results.get(test.start_line)
+        if result is None:
+            raise BlockFailed(
+                f"{test.source_path}:{test.start_line}: pytest-markdown-docs found a block "
+                "that coursekit's scanner did not (see the page's first failure)"
+            )
+        check.check(site, result)
+
+    def repr_failure(
+        self,
+        test: FenceTestDefinition,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,
+    ) -> str:
+        error = excinfo.value
+        if isinstance(error, DriftError | BlockFailed | FenceError | IncludeError):
+            return str(error)
+        return f"{test.source_path}:{test.start_line}: {type(error).__name__}: {error}"
