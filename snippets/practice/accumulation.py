@@ -1,4 +1,4 @@
-"""Exercise 4: accumulation and reset. Run it: python snippets/practice/accumulation.py"""
+"""Exercise 2.4: accumulation and reset. Run it: python snippets/practice/accumulation.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402
 

@@ -1,4 +1,4 @@
-"""Exercise 11: check a gradient. Run it: python snippets/practice/check_a_gradient.py"""
+"""Exercise 2.11: check a gradient. Run it: python snippets/practice/check_a_gradient.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402, F811
 

@@ -1,4 +1,4 @@
-"""Exercise 9: find the bug in a training loop. Run it: python snippets/practice/find_the_bug.py"""
+"""Exercise 2.9: find the bug in a training loop. Run it: python snippets/practice/find_the_bug.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402
 

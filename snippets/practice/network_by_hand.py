@@ -1,4 +1,4 @@
-"""Exercise 12: backprop through ReLU by hand.
+"""Exercise 2.12: backprop through ReLU by hand.
 
 Run it: python snippets/practice/network_by_hand.py
 """

@@ -1,4 +1,4 @@
-"""Exercise 5: a non-scalar output. Run it: python snippets/practice/non_scalar.py"""
+"""Exercise 2.5: a non-scalar output. Run it: python snippets/practice/non_scalar.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402
 

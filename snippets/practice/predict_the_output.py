@@ -1,4 +1,4 @@
-"""Exercise 8: predict the output, then run it.
+"""Exercise 2.8: predict the output, then run it.
 
 Run it: python snippets/practice/predict_the_output.py
 """

@@ -1,4 +1,4 @@
-"""Exercise 3: several variables. Run it: python snippets/practice/several_variables.py"""
+"""Exercise 2.3: several variables. Run it: python snippets/practice/several_variables.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402
 

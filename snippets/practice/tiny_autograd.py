@@ -1,4 +1,4 @@
-"""Exercise 13: add exp to the tiny autograd. Run it: python snippets/practice/tiny_autograd.py"""
+"""Exercise 2.13: add exp to the tiny autograd. Run it: python snippets/practice/tiny_autograd.py"""
 # Each region is a self-contained cell (page, notebook), so the engine and imports repeat.
 # ruff: noqa: E402, F811
 

@@ -1,4 +1,4 @@
-"""Exercise 6: a mini training loop. Run it: python snippets/practice/training_loop.py"""
+"""Exercise 2.6: a mini training loop. Run it: python snippets/practice/training_loop.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402, B007
 
