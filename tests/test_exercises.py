@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import warnings
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,47 @@ def test_derive_a_gradient_hint_names_every_link_of_the_chain() -> None:
     last = _run(solution + "\n" + notebooks.region(path, "check")).splitlines()[-1]
     assert last.startswith("Not quite:"), last
     assert "2(s − t), the sigmoid's derivative, and x (for w)" in last, last
+
+
+MISTAKES = ROOT / "tests" / "mistakes"
+
+
+def _mistakes(slug: str) -> dict[str, str]:
+    """The named regions of tests/mistakes/<slug>.py, each a wrong starter cell."""
+    text = (MISTAKES / f"{slug}.py").read_text(encoding="utf-8")
+    region = r"^# --8<-- \[start:([\w-]+)\]\n(.*?)^# --8<-- \[end:\1\]"
+    return dict(re.findall(region, text, re.M | re.S))
+
+
+def _run_like_a_notebook(cell: str, check: str) -> str:
+    """The learner's cell (an error in it is shown, as in a notebook), then the check cell."""
+    namespace: dict = {"__name__": "__exercise__"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # A notebook shows an error in the learner's cell; the check cell runs after it.
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
+            exec(compile(cell, "<learner>", "exec"), namespace)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(check, "<check>", "exec"), namespace)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("slug", notebooks.EXERCISES)
+def test_every_mistake_is_caught(slug: str) -> None:
+    """Each plausible mistake gets "Not quite" (or an honest "Not done yet"), never "Correct"."""
+    mistakes = _mistakes(slug)
+    assert len(mistakes) >= 2, slug
+    check = notebooks.region(notebooks.snippet_path(slug), "check")
+    for name, cell in mistakes.items():
+        assert cell.startswith("# "), f"{slug}:{name} must start with a comment naming it"
+        verdict = _run_like_a_notebook(cell, check).strip()
+        assert verdict.startswith(("Not quite:", "Not done yet:")), (name, verdict)
+        assert "could not read your answer" not in verdict, (name, verdict)
+
+
+@pytest.mark.parametrize("slug", notebooks.EXERCISES)
+def test_untouched_starter_never_shows_ellipsis(slug: str) -> None:
+    path = notebooks.snippet_path(slug)
+    code = notebooks.region(path, "starter") + "\n" + notebooks.region(path, "check")
+    assert "ellipsis" not in _run(code).lower()
