@@ -127,6 +127,14 @@ if __name__ == "__main__":
         print(f"{name:>4} = {node.item():5}  recorded as {node.grad_fn.name()}")
     # --8<-- [end:linear-forward]
 
+    # --8<-- [start:what-mul-saves]
+    node = p.grad_fn  # p = x * w, with x and w both requiring grad
+    print(node.name(), "saved x:", node._saved_self, " saved w:", node._saved_other)
+    data = torch.tensor(2.0)  # the same 2, as data that needs no gradient
+    node = (data * w).grad_fn
+    print(node.name(), "saved x:", node._saved_self, " saved w:", node._saved_other)
+    # --8<-- [end:what-mul-saves]
+
     # --8<-- [start:linear-run]
     values, grads = linear_by_hand(2.0, 3.0, 1.0)
     show(values, grads)

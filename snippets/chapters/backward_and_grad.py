@@ -56,3 +56,11 @@ y.backward()  # adds 2x = 8 to what x.grad already holds
 
 print("after a second backward():", x.grad)
 # --8<-- [end:accumulated]
+
+# --8<-- [start:non-leaf-none]
+w = torch.tensor(2.0, requires_grad=True)
+h = w * 3  # not a leaf: an operation made it
+(h**2).backward()
+print("w.grad:", w.grad)  # the pass reached w, and the only way to w is through h
+print("h.grad:", h.grad)  # None all the same: only leaves keep their gradient
+# --8<-- [end:non-leaf-none]

@@ -180,6 +180,59 @@ print("without retain_graph:", saved_tensors_after_training(retain_graph=False))
 print("with retain_graph:   ", saved_tensors_after_training(retain_graph=True))
 # --8<-- [end:retain-everywhere]
 
+
+# --8<-- [start:carried]
+def running_total(fix: bool) -> None:
+    """Three batches; each loss goes into a running total, as for logging."""
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    total = 0.0
+    for step in range(3):
+        inputs, targets = torch.randn(8, 3), torch.randn(8, 1)
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(inputs), targets)
+        (own,) = torch.autograd.grad(loss, model.bias, retain_graph=True)  # this batch alone
+        if fix:
+            total += loss.item()  # a plain number: no graph is kept
+            loss.backward()
+        else:
+            total = total + loss  # a tensor that holds every earlier loss's graph
+            total.backward(retain_graph=True)  # silences the "second time" error
+        used = model.bias.grad.item()
+        print(f"step {step}: bias gradient used {used:+.4f}, this batch's own {own.item():+.4f}")
+        optimizer.step()
+
+
+def carried_state(fix: bool) -> None:
+    """A recurrent cell whose hidden state h is carried from one step to the next."""
+    torch.manual_seed(0)
+    cell, head = nn.RNNCell(3, 4), nn.Linear(4, 1)
+    optimizer = torch.optim.SGD([*cell.parameters(), *head.parameters()], lr=0.1)
+    h = torch.zeros(1, 4)
+    for step in range(4):
+        x, target = torch.randn(1, 3), torch.randn(1, 1)
+        if fix:
+            h = h.detach()  # same values, cut off from the previous steps' graph
+        optimizer.zero_grad()
+        h = cell(x, h)
+        loss = F.mse_loss(head(h), target)
+        loss.backward(retain_graph=not fix)  # without the fix: "silences" the error
+        optimizer.step()
+        print(f"step {step}: loss {loss.item():.4f}")
+
+
+# --8<-- [end:carried]
+
+# --8<-- [start:carried-total]
+running_total(fix=False)
+# --8<-- [end:carried-total]
+
+# --8<-- [start:carried-fixed]
+running_total(fix=True)
+carried_state(fix=True)
+# --8<-- [end:carried-fixed]
+
 # --8<-- [start:retain-hides-bug]
 x = torch.tensor(2.0, requires_grad=True)
 y = x**2

@@ -174,6 +174,26 @@ optimizer.zero_grad(set_to_none=False)  # keep the tensors, fill them with zeros
 print("set_to_none=False:", model.weight.grad, model.bias.grad)
 # --8<-- [end:zero_grad_zeros]
 
+
+# --8<-- [start:none-or-zeros-with-adam]
+def move_of_unused(set_to_none: bool) -> float:
+    """Adam, two parameters; the second loss does not use b. How far does b move?"""
+    a = torch.tensor(1.0, requires_grad=True)
+    b = torch.tensor(1.0, requires_grad=True)
+    optimizer = torch.optim.Adam([a, b], lr=0.1)
+    (a * b).backward()  # step 1 uses both
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=set_to_none)
+    before = b.item()
+    (a**2).backward()  # step 2 does not use b: backward() gives it no gradient
+    optimizer.step()
+    return b.item() - before
+
+
+print(f"set_to_none=True:  b moved {move_of_unused(True):+.4f} in step 2")
+print(f"set_to_none=False: b moved {move_of_unused(False):+.4f} in step 2")
+# --8<-- [end:none-or-zeros-with-adam]
+
 # --8<-- [start:wrong_order]
 torch.manual_seed(0)
 model = nn.Linear(1, 1)

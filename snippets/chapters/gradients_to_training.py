@@ -82,8 +82,8 @@ class TinyTransformer(nn.Module):
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         positions = torch.arange(len(tokens))
         h = self.token_embedding(tokens) + self.position_embedding(positions)
-        # Self-attention: every token scores every earlier token, softmax turns the
-        # scores into weights, and the output is the weighted sum of the values.
+        # Self-attention: every token scores itself and every earlier token, softmax turns
+        # the scores into weights, and the output is the weighted sum of the values.
         q, k, v = self.query(h), self.key(h), self.value(h)
         scores = q @ k.T / math.sqrt(h.shape[-1])
         future = torch.ones_like(scores, dtype=torch.bool).triu(diagonal=1)
@@ -196,6 +196,13 @@ if __name__ == "__main__":
     largest = max(change.abs().max().item() for change in changes)
     print(f"largest change of any parameter: {largest:.4f}")
     # --8<-- [end:one-step-for-all]
+
+    # --8<-- [start:causal-mask]
+    scores = torch.zeros(4, 4)  # the attention scores of 4 positions (row i: position i)
+    future = torch.ones_like(scores, dtype=torch.bool).triu(diagonal=1)  # the model's mask
+    print("1 = position i (row) may look at position j (column):")
+    print((~future).int())
+    # --8<-- [end:causal-mask]
 
     # --8<-- [start:transformer-backward]
     torch.manual_seed(0)

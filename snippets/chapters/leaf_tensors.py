@@ -36,12 +36,15 @@ weights = torch.randn(2, requires_grad=True)  # created by you, gradient wanted
 scaled_data = data * 2  # an operation, but nothing in it needs a gradient
 scaled_weights = weights * 2  # an operation on a tensor that needs a gradient
 layer = torch.nn.Linear(2, 1)  # a layer creates its parameters for you
+# Computed first, and only then asked to require grad: nothing was recorded.
+small_init = (torch.randn(3) * 0.01).requires_grad_()
 
 describe("data", data)
 describe("weights", weights)
 describe("scaled_data", scaled_data)
 describe("scaled_weights", scaled_weights)
 describe("layer.weight", layer.weight)
+describe("small_init", small_init)
 # --8<-- [end:created-by]
 
 # --8<-- [start:grad-leaf-only]

@@ -266,6 +266,19 @@ if __name__ == "__main__":
     print(log_softmax_node.name(), "saved log P:", torch.equal(saved_log_p, log_p))
     # --8<-- [end:saved-tensors]
 
+    # --8<-- [start:what-is-saved]
+    saved: list[torch.Tensor] = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
+        fresh = forward(X, targets, W1, b1, W2, b2)  # every tensor its graph saves
+
+    def is_saved(tensor: torch.Tensor) -> bool:  # the same block of memory (its storage)?
+        address = tensor.untyped_storage().data_ptr()
+        return any(t.untyped_storage().data_ptr() == address for t in saved)
+
+    for name, tensor in {"X": X, "W1": W1, "b1": b1, "W2": W2, "b2": b2, "h": fresh["h"]}.items():
+        print(f"{name:>2} saved: {is_saved(tensor)}")
+    # --8<-- [end:what-is-saved]
+
     # --8<-- [start:autograd-nodes]
     node = loss.grad_fn
     while node is not None:  # follow the chain down, the first input that is not a leaf

@@ -78,10 +78,17 @@ v = torch.tensor([1.0, 0.1, 0.01])  # how much each output counts
 
 y = x**2
 y.backward(v)
-print(x.grad)  # what backward(v) stored
+print(x.grad)  # what backward(v) put in x.grad, which was None before
 print(v @ J)  # the vector-Jacobian product, computed from the full matrix
 print(torch.allclose(x.grad, v * 2 * x))  # the hand formula v·2x
 # --8<-- [end:vjp]
+
+# --8<-- [start:vjp-adds]
+y = x**2  # a new graph from the same x
+y.backward(v)  # adds another v·2x to what x.grad already holds
+print(x.grad)
+print(torch.allclose(x.grad, 2 * (v * 2 * x)))
+# --8<-- [end:vjp-adds]
 
 # --8<-- [start:weighted-sum]
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

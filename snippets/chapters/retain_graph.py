@@ -1,4 +1,6 @@
 """Chapter 6, retain_graph: a graph is used once, unless you ask PyTorch to keep it."""
+# Each region follows the page; the later ones import what they need.
+# ruff: noqa: E402
 
 # --8<-- [start:first_backward]
 import torch
@@ -78,6 +80,35 @@ total.backward()  # one pass through the shared part, nothing to retain
 print("x.grad =", x.grad)
 # --8<-- [end:sum_losses]
 
+
+# --8<-- [start:kept-alive]
+class Saved:
+    """Wraps each tensor the graph saves, and counts how many are still alive."""
+
+    alive = 0
+
+    def __init__(self, tensor: torch.Tensor) -> None:
+        self.tensor = tensor
+        Saved.alive += 1
+
+    def __del__(self) -> None:  # runs when the graph lets go of the saved tensor
+        Saved.alive -= 1
+
+
+x = torch.tensor([1.0, 2.0, 3.0])  # data
+w = torch.tensor(0.5, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(Saved, lambda saved: saved.tensor):
+    h = torch.sin(x * w)  # the product saves x (for w's gradient), sin saves x * w
+    loss = (h**2).sum()  # the square saves h
+
+loss.backward(retain_graph=True)
+print("after backward(retain_graph=True):", Saved.alive, "saved tensors alive")
+del loss  # the output is gone...
+print("after del loss:                   ", Saved.alive)  # ...but h still holds its part
+del h
+print("after del h:                      ", Saved.alive)
+# --8<-- [end:kept-alive]
+
 # --8<-- [start:memory]
 torch.manual_seed(0)
 model = torch.nn.Sequential(
@@ -112,3 +143,74 @@ with torch.autograd.graph.saved_tensors_hooks(count, lambda tensor: tensor):
 print("saved, but held by our variables anyway:", sorted(saved_but_held))
 print(f"tensors saved for backward: {len(kept)}, {sum(kept.values()) / 2**20:.1f} MiB")
 # --8<-- [end:memory]
+
+# --8<-- [start:running-total]
+import torch.nn.functional as F
+from torch import nn
+
+
+def train_with_running_total(retain_graph: bool) -> None:
+    """Three batches; the losses are added up in a running total kept as a tensor."""
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    total = 0.0
+    for step in range(3):
+        inputs, targets = torch.randn(8, 3), torch.randn(8, 1)
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(inputs), targets)
+        (own,) = torch.autograd.grad(loss, model.bias, retain_graph=True)  # this batch alone
+        total = total + loss  # a tensor: it still holds every earlier loss's graph
+        total.backward(retain_graph=retain_graph)
+        used = model.bias.grad.item()
+        print(f"step {step}: bias gradient used {used:+.4f}, this batch's own {own.item():+.4f}")
+        optimizer.step()
+
+
+# --8<-- [end:running-total]
+
+# --8<-- [start:running-total-retained]
+train_with_running_total(retain_graph=True)
+# --8<-- [end:running-total-retained]
+
+# --8<-- [start:running-total-fixed]
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+total = 0.0
+for step in range(3):
+    inputs, targets = torch.randn(8, 3), torch.randn(8, 1)
+    optimizer.zero_grad()
+    loss = F.mse_loss(model(inputs), targets)
+    total += loss.item()  # a plain number: no graph is kept
+    loss.backward()  # this batch's graph only
+    print(f"step {step}: bias gradient used {model.bias.grad.item():+.4f}, total {total:.4f}")
+    optimizer.step()
+# --8<-- [end:running-total-fixed]
+
+
+# --8<-- [start:rnn]
+def train_rnn(retain_graph: bool = False, detach: bool = False) -> None:
+    """A recurrent cell that carries its hidden state h from one step to the next."""
+    torch.manual_seed(0)
+    cell = nn.RNNCell(3, 4)  # h = tanh(W_ih x + b_ih + W_hh h + b_hh)
+    head = nn.Linear(4, 1)
+    optimizer = torch.optim.SGD([*cell.parameters(), *head.parameters()], lr=0.1)
+    h = torch.zeros(1, 4)
+    for step in range(4):
+        x, target = torch.randn(1, 3), torch.randn(1, 1)
+        if detach:
+            h = h.detach()  # same values, cut off from the old graph
+        optimizer.zero_grad()
+        h = cell(x, h)  # the new h is computed from the old one
+        loss = F.mse_loss(head(h), target)
+        loss.backward(retain_graph=retain_graph)
+        optimizer.step()  # changes the weights in place
+        print(f"step {step}: loss {loss.item():.4f}")
+
+
+# --8<-- [end:rnn]
+
+# --8<-- [start:rnn-detached]
+train_rnn(detach=True)
+# --8<-- [end:rnn-detached]

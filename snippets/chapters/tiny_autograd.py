@@ -211,6 +211,9 @@ if __name__ == "__main__":
     # The values each backward node keeps (PyTorch names them _saved_...).
     print(p_t.grad_fn.name(), "keeps", p_t.grad_fn._saved_self, "and", p_t.grad_fn._saved_other)
     print(t_t.grad_fn.name(), "keeps its result", t_t.grad_fn._saved_result)
+    # With data that needs no gradient, x's gradient (which needs w) is never computed:
+    q_t = torch.tensor(2.0) * w_t
+    print(q_t.grad_fn.name(), "keeps", q_t.grad_fn._saved_self, "and", q_t.grad_fn._saved_other)
     # --8<-- [end:pytorch-saves]
 
     # --8<-- [start:chain-by-hand]

@@ -16,8 +16,9 @@ x = torch.tensor(2.0, requires_grad=True)  # created by you
 y = x * 3  # created by an operation
 data = torch.tensor([1.0, 2.0]) * 10  # an operation, but nothing requires grad
 weight = nn.Linear(2, 1).weight  # created by a layer, for you
+scaled = (torch.ones(2) * 0.5).requires_grad_()  # computed first, then asked to require grad
 
-for name, t in [("x", x), ("y", y), ("data", data), ("weight", weight)]:
+for name, t in [("x", x), ("y", y), ("data", data), ("weight", weight), ("scaled", scaled)]:
     describe(name, t)
 # --8<-- [end:describe]
 

@@ -62,3 +62,37 @@ for optimizer_class in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
     )
     print(f"{optimizer_class.__name__:5}: after one step {one:.2f}, after ten steps {ten:.2f}")
 # --8<-- [end:optimizers]
+
+
+# --8<-- [start:learning-rate]
+def mse_after(batch_size: int, lr: float, steps: int | None = None) -> float:
+    """Plain SGD on a mean squared error; by default one pass over the same 4096 examples."""
+    generator = torch.Generator().manual_seed(0)  # the same data for every run
+    true_w = torch.randn(5, generator=generator)
+    inputs = torch.randn(4096, 5, generator=generator)
+    noise = 0.1 * torch.randn(4096, generator=generator)  # so the best MSE is about 0.01
+    targets = inputs @ true_w + noise
+    w = torch.zeros(5, requires_grad=True)
+    optimizer = torch.optim.SGD([w], lr=lr)
+    for step in range(steps or 4096 // batch_size):
+        start = step * batch_size % 4096
+        batch = slice(start, start + batch_size)
+        loss = ((inputs[batch] @ w - targets[batch]) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    with torch.no_grad():
+        return ((inputs @ w - targets) ** 2).mean().item()
+
+
+rates = (0.01, 0.04, 0.16, 0.64)
+print("MSE after one pass over the 4096 examples, at lr =", rates)
+for batch_size in (8, 32, 128, 512):
+    mse = [mse_after(batch_size, lr) for lr in rates]
+    best = rates[mse.index(min(mse))]
+    print(f"batch {batch_size:3}: " + "  ".join(f"{m:7.4f}" for m in mse) + f"   best lr {best}")
+
+print("the same 512 steps at lr = 0.01:")
+for batch_size in (8, 256):
+    print(f"batch {batch_size:3}: MSE {mse_after(batch_size, 0.01, steps=512):.4f}")
+# --8<-- [end:learning-rate]

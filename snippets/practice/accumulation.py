@@ -1,4 +1,4 @@
-"""Exercise 4: accumulation and reset. Run it: python snippets/practice/accumulation.py"""
+"""Exercise 2.4: accumulation and reset. Run it: python snippets/practice/accumulation.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402
 
@@ -55,12 +55,38 @@ def check() -> str:
     }
     if not isinstance(x, torch.Tensor):
         return "Not done yet: x is not defined; run the cell above."
+    one_pass = 2 * x.detach().item()  # d(x^2)/dx = 2x
+    expected = {"after_first": one_pass, "after_second": 2 * one_pass, "after_reset": 0.0}
+    # A reading that is x.grad itself (the tensor, not a number) changes with it: the
+    # second backward() adds into it in place, and zero_() zeroes it in place.
+    grad = x.grad
+    shared = [
+        name
+        for name, value in readings.items()
+        if isinstance(value, torch.Tensor)
+        and isinstance(grad, torch.Tensor)
+        and value.data_ptr() == grad.data_ptr()
+        and abs(float(value) - expected[name]) > 1e-6
+    ]
+    if shared:
+        return (
+            f"Not quite: expected {', '.join(f'{expected[n]:g}' for n in shared)} for "
+            f"{', '.join(shared)}, got {', '.join(f'{float(readings[n]):g}' for n in shared)}. "
+            f"{', '.join(shared)} {'is' if len(shared) == 1 else 'are'} the tensor x.grad "
+            "itself, not a copy of its value: the second backward() and zero_() changed it "
+            "in place afterwards. Store x.grad.item(), a Python number."
+        )
+    readings_so_far = readings["after_first"] is not None and readings["after_second"] is not None
+    if readings_so_far and readings["after_reset"] is None and grad is None:
+        return (
+            "Not quite: expected after_reset = 0, got None. x.grad is None, so the gradient "
+            "was removed (x.grad = None) instead of reset in place: use x.grad.zero_(), "
+            "then x.grad.item()."
+        )
     missing = [name for name, value in readings.items() if value is None]
     if missing:
         verb = "is" if len(missing) == 1 else "are"
         return f"Not done yet: {', '.join(missing)} {verb} still None. Use x.grad.item()."
-    one_pass = 2 * x.detach().item()  # d(x^2)/dx = 2x
-    expected = {"after_first": one_pass, "after_second": 2 * one_pass, "after_reset": 0.0}
     wrong = [
         f"{name}: expected {expected[name]:g}, got {float(readings[name]):g}"
         for name in expected

@@ -1,4 +1,4 @@
-"""Exercise 1: a first gradient. Run it: python snippets/practice/basic_gradient.py"""
+"""Exercise 2.1: a first gradient. Run it: python snippets/practice/basic_gradient.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402
 

@@ -1,4 +1,4 @@
-"""Exercise 2: the chain rule. Run it: python snippets/practice/chain_rule.py"""
+"""Exercise 2.2: the chain rule. Run it: python snippets/practice/chain_rule.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402
 

@@ -1,4 +1,4 @@
-"""Exercise 11: check a gradient. Run it: python snippets/practice/check_a_gradient.py"""
+"""Exercise 2.11: check a gradient. Run it: python snippets/practice/check_a_gradient.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402, F811
 
@@ -73,24 +73,42 @@ TOLERANCE = 1e-6
 def check() -> str:
     names = ("f", "x", "central_difference", "from_autograd", "estimate")
     values = [globals().get(name) for name in names]
-    if any(value is None or value is Ellipsis for value in values):
+    if any(value is Ellipsis for value in values) or any(
+        globals().get(name) is None for name in ("f", "x", "central_difference", "estimate")
+    ):
         missing = [n for n, v in zip(names, values, strict=True) if v is None or v is ...]
         return f"Not done yet: replace the ... in the cell above ({', '.join(missing)})."
     f, x, central_difference, from_autograd, estimate = values
-    if not isinstance(from_autograd, torch.Tensor) or not isinstance(estimate, torch.Tensor):
-        return "Not done yet: from_autograd and estimate should both be tensors."
     point = x.detach().double().requires_grad_()
     (truth,) = torch.autograd.grad(f(point), point)
-    if not math.isclose(from_autograd.item(), truth.item(), rel_tol=1e-5, abs_tol=1e-9):
+    if from_autograd is None:  # x.grad read before backward() had filled it
         return (
             f"Not quite: expected from_autograd = {truth.item():.10f} (x.grad after "
-            f"f(x).backward()), got {from_autograd.item():.10f}."
+            "f(x).backward()), got None. x.grad was read before backward() ran: call "
+            "f(x).backward() first, then read x.grad."
+        )
+    if not isinstance(from_autograd, torch.Tensor) or not isinstance(estimate, torch.Tensor):
+        return "Not done yet: from_autograd and estimate should both be tensors."
+    if not math.isclose(from_autograd.item(), truth.item(), rel_tol=1e-5, abs_tol=1e-9):
+        twice = math.isclose(from_autograd.item(), 2 * truth.item(), rel_tol=1e-5)
+        why = " That is twice as much: backward() ran twice, and .grad added both." if twice else ""
+        return (
+            f"Not quite: expected from_autograd = {truth.item():.10f} (x.grad after "
+            f"f(x).backward()), got {from_autograd.item():.10f}.{why}"
         )
     if abs(estimate.item() - truth.item()) > TOLERANCE:
+        if math.isclose(estimate.item(), 2 * truth.item(), rel_tol=1e-4):
+            why = "That is twice the slope: divide f(x + h) - f(x - h) by 2 * h, not by h."
+        elif estimate.dtype != torch.float64:
+            why = (
+                f"estimate is {estimate.dtype}: in float32, rounding swamps a difference "
+                "divided by 2h. Create x with dtype=torch.float64."
+            )
+        else:
+            why = "Use the central difference, (f(x + h) - f(x - h)) / (2 * h), in float64."
         return (
             f"Not quite: expected estimate within {TOLERANCE:g} of {truth.item():.10f}, got "
-            f"{estimate.item():.10f} (off by {estimate.item() - truth.item():.2e}). Use "
-            "(f(x + h) - f(x - h)) / (2 * h), in float64."
+            f"{estimate.item():.10f} (off by {estimate.item() - truth.item():.2e}). {why}"
         )
     one = torch.tensor(1.0, dtype=torch.float64)
     on_sin = central_difference(torch.sin, one, 1e-5)

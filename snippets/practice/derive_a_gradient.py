@@ -1,4 +1,4 @@
-"""Exercise 10: derive a gradient by hand, then check it.
+"""Exercise 2.10: derive a gradient by hand, then check it.
 
 Run it: python snippets/practice/derive_a_gradient.py
 """

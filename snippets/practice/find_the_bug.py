@@ -1,4 +1,7 @@
-"""Exercise 9: find the bug in a training loop. Run it: python snippets/practice/find_the_bug.py"""
+"""Exercise 2.9: find the bug in a training loop.
+
+Run it: python snippets/practice/find_the_bug.py
+"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402
 
@@ -50,18 +53,27 @@ for epoch in range(10):
 import torch
 
 
-def reference_losses(epochs: int, lr: float = 0.05) -> list[float]:
+def reference_losses(epochs: int, lr: float = 0.05, cleared: bool = True) -> list[float]:
     torch.manual_seed(0)
     start = torch.nn.Linear(1, 1)  # the same starting weights as the loop above
     w, b = start.weight.item(), start.bias.item()
     x = torch.tensor([1.0, 2.0, 3.0])
     target = torch.tensor([2.0, 4.0, 6.0])
     losses = []
+    grad_w = grad_b = 0.0  # what .grad holds; without clearing it keeps every old gradient
     for _ in range(epochs):
         error = w * x + b - target
         losses.append((error**2).mean().item())
-        w, b = w - lr * (2 * error * x).mean().item(), b - lr * (2 * error).mean().item()
+        if cleared:
+            grad_w = grad_b = 0.0
+        grad_w += (2 * error * x).mean().item()
+        grad_b += (2 * error).mean().item()
+        w, b = w - lr * grad_w, b - lr * grad_b
     return losses
+
+
+def same(mine: list[float], reference: list[float]) -> bool:
+    return torch.allclose(torch.tensor(mine), torch.tensor(reference), rtol=1e-4, atol=1e-6)
 
 
 def check() -> str:
@@ -74,16 +86,31 @@ def check() -> str:
             "changes. The bug is still there: look at what step() finds in .grad."
         )
     expected = reference_losses(len(losses))
-    if torch.allclose(torch.tensor(losses), torch.tensor(expected), rtol=1e-4, atol=1e-6):
+    if same(losses, expected):
         return (
             f"Correct: the loss falls from {losses[0]:.4f} to {losses[-1]:.4f}, exactly as "
             "plain gradient descent does: each step now uses its own epoch's gradient."
         )
     got = ", ".join(f"{value:.4f}" for value in losses[:4])
     want = ", ".join(f"{value:.4f}" for value in expected[:4])
+    optimizer = globals().get("optimizer")
+    groups = getattr(optimizer, "param_groups", None) or [{}]
+    lr = groups[0].get("lr", 0.05)
+    if lr != 0.05 and same(losses, reference_losses(len(losses), lr)):
+        return (
+            f"Not quite: expected the losses {want}, ..., got {got}, ... Your loop is fixed, "
+            f"but the learning rate is now {lr:g} instead of 0.05. The bug was not the "
+            "learning rate: put it back to 0.05."
+        )
+    if same(losses, reference_losses(len(losses), lr, cleared=False)):
+        return (
+            f"Not quite: expected the losses {want}, ..., got {got}, ... They match a loop "
+            "that never clears the gradients: every step() uses the sum of all the old "
+            "gradients. Keep optimizer.zero_grad(), once per epoch, before backward()."
+        )
     return (
-        f"Not quite: expected the losses {want}, ..., got {got}, ... "
-        "Are the gradients cleared once per epoch, before backward()?"
+        f"Not quite: expected the losses {want}, ..., got {got}, ... Each epoch should "
+        "clear the gradients, then compute the loss, call backward(), then step()."
     )
 
 

@@ -1,4 +1,4 @@
-"""Exercise 7: the gradient of a mean. Run it: python snippets/practice/gradient_of_the_mean.py"""
+"""Exercise 2.7: the gradient of a mean. Run it: python snippets/practice/gradient_of_the_mean.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402
 

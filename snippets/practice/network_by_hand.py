@@ -1,4 +1,4 @@
-"""Exercise 12: backprop through ReLU by hand.
+"""Exercise 2.12: backprop through ReLU by hand.
 
 Run it: python snippets/practice/network_by_hand.py
 """
@@ -111,7 +111,8 @@ def check() -> str:
         if isinstance(grad, torch.Tensor) and answers[name].data_ptr() == grad.data_ptr():
             source = f"{name[1:]}.grad"
             return (
-                f"Not quite: {name} is {source} itself. Compute it from dz1, don't copy {source}."
+                f"Not quite: expected {name} computed from dz1, got {source} itself. "
+                f"Compute it from dz1, don't copy {source}."
             )
     for name, got in answers.items():
         want = expected[name]

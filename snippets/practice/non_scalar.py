@@ -1,4 +1,4 @@
-"""Exercise 5: a non-scalar output. Run it: python snippets/practice/non_scalar.py"""
+"""Exercise 2.5: a non-scalar output. Run it: python snippets/practice/non_scalar.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402
 
@@ -40,6 +40,13 @@ def check() -> str:
     expected = 2 * x.detach()  # d(x_i^2)/dx_i = 2 x_i
     if torch.allclose(x.grad, expected):
         return f"Correct: x.grad is {x.grad.tolist()}, which is 2x for x = {x.tolist()}."
+    if torch.allclose(x.grad, expected / x.numel()):
+        return (
+            f"Not quite: expected x.grad = {expected.tolist()} (2x), got "
+            f"{[round(value, 4) for value in x.grad.tolist()]}, which is 2x / {x.numel()}: "
+            "the gradient of y.mean(). A gradient of ones is the gradient of y.sum(): call "
+            "y.backward(torch.ones_like(y))."
+        )
     return (
         f"Not quite: expected x.grad = {expected.tolist()} (2x), got {x.grad.tolist()}. "
         "Was the gradient you passed all ones, and did backward() run only once?"

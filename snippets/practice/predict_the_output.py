@@ -1,4 +1,4 @@
-"""Exercise 8: predict the output, then run it.
+"""Exercise 2.8: predict the output, then run it.
 
 Run it: python snippets/practice/predict_the_output.py
 """
@@ -57,13 +57,14 @@ def block_f():
 
 
 # Your predictions: a number, None, or "error" if you think the block raises.
+# Replace each "?" with your prediction.
 predictions = {
-    "a": ...,
-    "b": ...,
-    "c": ...,
-    "d": ...,
-    "e": ...,
-    "f": ...,
+    "a": "?",
+    "b": "?",
+    "c": "?",
+    "d": "?",
+    "e": "?",
+    "f": "?",
 }
 print(predictions)
 # --8<-- [end:starter]
@@ -208,8 +209,9 @@ def outcome(block) -> object:
 def same(prediction: object, actual: object) -> bool:
     if isinstance(actual, float):
         return isinstance(prediction, int | float) and abs(prediction - actual) < 1e-6
-    if actual == "error":  # "error", "Error" and "ERROR" all mean the same prediction
-        return isinstance(prediction, str) and prediction.strip().lower() == "error"
+    if actual == "error":  # "error", " Error ", "RuntimeError": the same prediction
+        words = prediction.strip().lower().replace(" ", "") if isinstance(prediction, str) else ""
+        return words in {"error", "runtimeerror"}
     return prediction == actual
 
 
@@ -217,9 +219,9 @@ def check() -> str:
     predictions = globals().get("predictions")
     if not isinstance(predictions, dict) or set(predictions) != set(BLOCKS):
         return "Not done yet: predictions must have one entry for each block, a to f."
-    missing = [name for name, value in predictions.items() if value is ...]
+    missing = [name for name, value in predictions.items() if value is ... or value == "?"]
     if missing:
-        return f"Not done yet: replace ... with your prediction for {', '.join(missing)}."
+        return f'Not done yet: replace "?" with your prediction for {", ".join(missing)}.'
     actual = {name: outcome(block) for name, block in BLOCKS.items()}
     wrong = [
         f"{name}: expected {actual[name]!r} (what torch gives), got {predictions[name]!r}"

@@ -1,4 +1,4 @@
-"""Exercise 3: several variables. Run it: python snippets/practice/several_variables.py"""
+"""Exercise 2.3: several variables. Run it: python snippets/practice/several_variables.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402
 
@@ -34,11 +34,18 @@ def check() -> str:
     x, y, z = (globals().get(name) for name in ("x", "y", "z"))
     if not all(isinstance(t, torch.Tensor) for t in (x, y, z)):
         return "Not done yet: set z = x * y + x in the cell above and run it."
+    x0, y0 = x.detach(), y.detach()
+    for name, t, want in (("x", x, f"y + 1 = {(y0 + 1).item():g}"), ("y", y, f"x = {x0.item():g}")):
+        if not t.requires_grad:
+            return (
+                f"Not quite: expected {name}.grad = {want}, got None: {name} was created "
+                f"without requires_grad=True, so backward() computed no gradient for it. "
+                f"Create it with torch.tensor(..., requires_grad=True)."
+            )
     if x.grad is None or y.grad is None:
         return (
             "Not done yet: x.grad or y.grad is None, so backward() has not run. Call z.backward()."
         )
-    x0, y0 = x.detach(), y.detach()
     if not torch.allclose(z.detach(), x0 * y0 + x0):
         return (
             f"Not quite: expected z = x * y + x = {(x0 * y0 + x0).item():g}, got z = {z.item():g}."

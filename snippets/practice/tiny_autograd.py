@@ -1,4 +1,4 @@
-"""Exercise 13: add exp to the tiny autograd. Run it: python snippets/practice/tiny_autograd.py"""
+"""Exercise 2.13: add exp to the tiny autograd. Run it: python snippets/practice/tiny_autograd.py"""
 # Each region is a self-contained cell (page, notebook), so the engine and imports repeat.
 # ruff: noqa: E402, F811
 
@@ -72,11 +72,11 @@ def exp(a: Value) -> Value:
     return out
 
 
-# When exp works, try it: d/dx (x * e^(2x)) at x = 1 is (1 + 2x) e^(2x) = 3e².
+# When exp works, try it: d/dx (x * e^x) at x = 1 is (1 + x) e^x = 2e.
 # x = Value(1.0)
-# y = x * exp(2 * x)
+# y = x * exp(x)
 # y.backward()
-# print(x.grad, 3 * math.exp(2))
+# print(x.grad, 2 * math.e)
 # --8<-- [end:starter]
 
 # --8<-- [start:solution]
@@ -153,16 +153,16 @@ def exp(a: Value) -> Value:
 
 
 x = Value(1.0)
-y = x * exp(2 * x)  # x is used twice: as a factor, and inside the exponential
+y = x * exp(x)  # x is used twice: as a factor, and as the input of exp
 y.backward()
 
 x_t = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
-y_t = x_t * torch.exp(2 * x_t)
+y_t = x_t * torch.exp(x_t)
 y_t.backward()
 
 print("y:      engine", y.data, "  PyTorch", y_t.item())
 print("x.grad: engine", x.grad, "  PyTorch", x_t.grad.item())
-print("by hand, 3e²:  ", 3 * math.exp(2))
+print("by hand, 2e:   ", 2 * math.e)
 # --8<-- [end:solution]
 
 # --8<-- [start:check]
@@ -173,6 +173,30 @@ import math
 import torch
 
 
+def what_is_wrong(value_class, exp_function) -> str:
+    """Runs exp's local_backward on its own, into an a.grad that already holds 1, to say
+    which part of it is off."""
+    a = value_class(0.5)
+    out = exp_function(a)
+    if a not in out.parents:
+        return "the new Value needs its parents, (a,), for the walk to reach a"
+    e = math.exp(0.5)
+    a.grad, out.grad = 1.0, 2.0  # a already holds 1 (from another use); 2 arrives from above
+    out.local_backward()
+    if math.isclose(a.grad, 1.0 + 2.0 * e):
+        return "exp itself looks right; check the data of the new Value"
+    if math.isclose(a.grad, 2.0 * e):
+        return (
+            "a.grad must grow with +=: exp replaced the gradient that a already had "
+            "from its other use"
+        )
+    if math.isclose(a.grad, 1.0 + e):
+        return "multiply the local derivative by out.grad, the gradient arriving from above"
+    if math.isclose(a.grad, 1.0 + 2.0 * 0.5):
+        return "the local derivative of e^a is e^a itself, not a"
+    return "the local derivative of e^a is e^a itself, times out.grad, added to a.grad with +="
+
+
 def check() -> str:
     value_class, exp_function = globals().get("Value"), globals().get("exp")
     if value_class is None or not callable(exp_function):
@@ -181,6 +205,8 @@ def check() -> str:
     try:
         trial = exp_function(argument)
     except (AttributeError, TypeError) as error:
+        if "ellipsis" in str(error):  # out = ... is still in place
+            return "Not done yet: exp does not return a Value yet; replace the first ... in exp."
         return f"Not done yet: exp does not run yet ({type(error).__name__}: {error})."
     if not isinstance(trial, value_class):
         return "Not done yet: exp must return a new Value (replace the first ... in exp)."
@@ -203,12 +229,7 @@ def check() -> str:
                 )
             y.backward()
             if not math.isclose(x.grad, x_t.grad.item(), rel_tol=1e-9, abs_tol=1e-12):
-                hint = (
-                    "the local derivative of e^a is e^a itself, times out.grad,"
-                    " and a.grad must grow with +="
-                )
-                if argument not in trial.parents:
-                    hint = "the new Value needs its parents, (a,), for the walk to reach a"
+                hint = what_is_wrong(value_class, exp_function)
                 return (
                     f"Not quite: for y = {name} at x = {point:g}, expected x.grad = "
                     f"{x_t.grad.item():.6g} (PyTorch), got {x.grad:.6g}. Hint: {hint}."

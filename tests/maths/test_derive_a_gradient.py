@@ -1,4 +1,4 @@
-"""Exercise 10: the hand-derived gradients of loss = (sigmoid(w·x + b) − t)².
+"""Exercise 2.10: the hand-derived gradients of loss = (sigmoid(w·x + b) − t)².
 
 docs/practice/exercises/derive-a-gradient.md derives, with s = sigmoid(w·x + b),
 
