@@ -42,9 +42,11 @@ for value in [-2.0, -1.0, 0.0, 0.5, 3.0]:
 
 # --8<-- [start:tangent]
 x = torch.tensor(2.0, requires_grad=True)
+# --8<-- [start:tangent-maths]
 y = (3 * x + 4) ** 2
 y.backward()
 slope = x.grad.item()  # dy/dx at x = 2: how steep the curve is there
+# --8<-- [end:tangent-maths]
 
 # The curve for 0 <= x <= 4, and the straight line through (2, y) with that slope.
 xs = torch.linspace(0, 4, 17)

@@ -129,6 +129,7 @@ data = torch.randn(64)  # 64 made-up inputs
 answers = 3 * data  # the right weight is 3
 
 
+# --8<-- [start:sum-vs-mean-maths]
 def weight_grad(reduce: str, n: int) -> float:
     """w.grad at w = 1 for the squared errors of the first n examples, summed or averaged."""
     w = torch.tensor(1.0, requires_grad=True)
@@ -138,6 +139,7 @@ def weight_grad(reduce: str, n: int) -> float:
     return w.grad.item()
 
 
+# --8<-- [end:sum-vs-mean-maths]
 batch_sizes = list(range(4, 65, 4))
 sum_grads = [weight_grad("sum", n) for n in batch_sizes]
 mean_grads = [weight_grad("mean", n) for n in batch_sizes]
