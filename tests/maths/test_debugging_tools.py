@@ -135,6 +135,7 @@ def test_the_pages_f_its_derivative_and_its_error_term(x: float, h: float) -> No
     f, point = page["f"], f64(x, requires_grad=True)
     f(point).backward()
     exact = math.exp(x) * (math.sin(x) + math.cos(x))  # f' = eˣ(sin x + cos x)
+    assert point.grad is not None
     assert math.isclose(point.grad.item(), exact, rel_tol=1e-12, abs_tol=1e-12)
     # The error is h²/6 · f''' with f''' = 2eˣ(cos x − sin x), up to h⁴/120 · |f⁽⁵⁾|,
     # where |f⁽⁵⁾| = |4√2 eˣ sin(x + 5π/4)| ≤ 4√2 eˣ⁺ʰ.
@@ -186,10 +187,15 @@ def test_chain_with_z_held_at_zero_multiplies_by_w_over_4_per_layer(w: float, de
 
 def test_the_printed_chains_hold_z_at_zero() -> None:
     # The page's table: column w=8, b=-4 shrinks by 8/4 = 2 per layer, back from the top.
-    for (w, b), column in zip(page["chains"], page["columns"], strict=True):
-        if b == -w / 2:
-            for k, got in enumerate(column):
-                assert math.isclose(got, (w / 4) ** (8 - k), rel_tol=1e-12)
+    held = [
+        (w, column)
+        for (w, b), column in zip(page["chains"], page["columns"], strict=True)
+        if b == -w / 2
+    ]
+    assert len(held) == 3  # w = 1, 4 and 8; the fourth chain has b = 0
+    for w, column in held:
+        for k, got in enumerate(column):
+            assert math.isclose(got, (w / 4) ** (8 - k), rel_tol=1e-12)
 
 
 @settings(max_examples=50, deadline=None)
@@ -200,6 +206,7 @@ def test_the_hand_written_backwards_are_3x2_and_the_wrong_2x2(values: np.ndarray
         y = page[name].apply(x)
         assert torch.equal(y.detach(), x.detach() ** 3)  # the same forward, x³
         y.sum().backward()
+        assert x.grad is not None
         assert torch.allclose(x.grad, factor * x.detach() ** 2, rtol=1e-12, atol=0), name
 
 

@@ -54,7 +54,9 @@ def test_the_solutions_formulas_are_the_hand_derivation(
 def test_the_check_cells_autograd_gives_the_hand_derivation(
     x: float, w: float, b: float, t: float
 ) -> None:
-    for mine, theirs in zip(by_hand(x, w, b, t), check["autograd_gradients"](x, w, b, t), strict=True):
+    for mine, theirs in zip(
+        by_hand(x, w, b, t), check["autograd_gradients"](x, w, b, t), strict=True
+    ):
         assert close(mine, theirs)
 
 

@@ -94,7 +94,9 @@ def test_scaled_micro_batches_give_the_full_batch_mean_gradient(seed: int) -> No
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**31 - 1))
 def test_one_step_after_accumulating_uses_the_full_batch_gradient(seed: int) -> None:
-    page = run_region(SNIPPET, "full_batch", "micro_batches", inputs=page_model_on_random_data(seed))
+    page = run_region(
+        SNIPPET, "full_batch", "micro_batches", inputs=page_model_on_random_data(seed)
+    )
     before = [p.detach().clone() for p in page["model"].parameters()]
     page = run_region(SNIPPET, "accumulation_loop", inputs=page)
     lr = page["optimizer"].param_groups[0]["lr"]

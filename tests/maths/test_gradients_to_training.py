@@ -44,7 +44,9 @@ def close(actual: torch.Tensor | float, expected: torch.Tensor | float) -> bool:
 @given(x=values, t=values, w0=values, b0=values)
 def test_linear_model_gradients(x: float, t: float, w0: float, b0: float) -> None:
     numbers = {name: torch.tensor(v, dtype=torch.float64) for name, v in (("x", x), ("target", t))}
-    page = run_region(SNIPPET, "linear-model-maths", inputs={**numbers, "w": leaf(w0), "b": leaf(b0)})
+    page = run_region(
+        SNIPPET, "linear-model-maths", inputs={**numbers, "w": leaf(w0), "b": leaf(b0)}
+    )
     error = w0 * x + b0 - t
     assert close(page["loss"].detach(), error**2)
     assert close(page["w"].grad, 2 * error * x)  # ∂L/∂w = 2(wx + b − t)·x

@@ -50,7 +50,7 @@ def derivation(net: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     X, W1, b1, W2, b2 = (net[name].detach() for name in ("X", *PARAMETERS))
     h = torch.tanh(X @ W1 + b1)
     logits = h @ W2 + b2
-    n, classes = logits.shape
+    n = logits.shape[0]
     p = logits.exp() / logits.exp().sum(dim=1, keepdim=True)  # softmax, row by row
     one_hot = torch.zeros_like(logits)
     one_hot[torch.arange(n), net["targets"]] = 1.0

@@ -93,7 +93,7 @@ def test_the_loss_against_the_bias_is_a_parabola_lowest_half_a_gradient_away(see
         inputs={"torch": torch, "model": model, **batch},
     )
     loss, g = page["loss"].item(), page["slope"]
-    assert g == model.bias.grad.item()
+    assert model.bias.grad is not None and g == model.bias.grad.item()
     for h, shifted_loss in zip(page["shifts"].tolist(), page["bias_losses"], strict=True):
         assert np.isclose(shifted_loss, loss + g * h + h**2, rtol=RTOL, atol=ATOL)
     # The tangent line one unit either side: L(b) ∓ g.

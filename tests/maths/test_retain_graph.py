@@ -36,7 +36,9 @@ def run_on(region: str, x_value: float) -> tuple[Session, list[float]]:
 def close(actual: torch.Tensor | float | None, expected: float) -> bool:
     assert actual is not None, "no gradient was stored"
     actual_t = torch.as_tensor(actual, dtype=torch.float64)
-    return torch.allclose(actual_t, torch.tensor(expected, dtype=torch.float64), rtol=RTOL, atol=ATOL)
+    return torch.allclose(
+        actual_t, torch.tensor(expected, dtype=torch.float64), rtol=RTOL, atol=ATOL
+    )
 
 
 @settings(max_examples=50, deadline=None)

@@ -206,7 +206,9 @@ values = st.floats(min_value=-10.0, max_value=10.0, allow_nan=False, allow_infin
 
 def run_on(region: str, **leaves: float) -> Session:
     """A region of the page, with the engine, on leaves Value(...) of the given values."""
-    return run_region(SNIPPET, region, inputs={**engine, **{k: Value(v) for k, v in leaves.items()}})
+    return run_region(
+        SNIPPET, region, inputs={**engine, **{k: Value(v) for k, v in leaves.items()}}
+    )
 
 
 @settings(max_examples=50, deadline=None)

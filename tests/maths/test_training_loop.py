@@ -56,7 +56,12 @@ def page_session(problem: Problem) -> Session:
         SNIPPET,
         "forward",
         "backward",
-        inputs={"torch": torch, "model": model, "inputs": inputs, "targets": torch.from_numpy(t_np)},
+        inputs={
+            "torch": torch,
+            "model": model,
+            "inputs": inputs,
+            "targets": torch.from_numpy(t_np),
+        },
     )
 
 
