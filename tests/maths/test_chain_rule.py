@@ -24,6 +24,9 @@ from . import run_region
 
 SNIPPET = "chapters/chain_rule"
 values = st.floats(min_value=-100.0, max_value=100.0, allow_nan=False, allow_infinity=False)
+# The page's loop works in float32. Multiples of 1/16 keep x, 3x + 4 and 6(3x + 4) exact
+# there: near 3x + 4 = 0, float32 rounding of an arbitrary x dominates the result.
+sixteenths = st.integers(min_value=-1600, max_value=1600).map(lambda k: k / 16)
 REL, ABS = 1e-12, 1e-9
 
 dy_dx = run_region(SNIPPET, "formula")["dy_dx"]
@@ -33,9 +36,9 @@ def leaf(value: float) -> torch.Tensor:
     return torch.tensor(value, dtype=torch.float64, requires_grad=True)
 
 
-def close(actual: torch.Tensor | float, expected: float, rel: float = REL) -> bool:
+def close(actual: torch.Tensor | float, expected: float) -> bool:
     number = actual.item() if isinstance(actual, torch.Tensor) else actual
-    return math.isclose(number, expected, rel_tol=rel, abs_tol=ABS)
+    return math.isclose(number, expected, rel_tol=REL, abs_tol=ABS)
 
 
 def by_hand(x: float) -> float:
@@ -61,11 +64,11 @@ def test_the_composite_region_and_dy_dx_agree_with_autograd(x_value: float) -> N
 
 
 @settings(max_examples=50, deadline=None)
-@given(values)
+@given(sixteenths)
 def test_each_of_many_points_agrees_with_the_formula(value: float) -> None:
-    # The page's loop body, float32 as on the page.
+    # The page's loop body, in float32 as on the page.
     page = run_region(SNIPPET, "many-points-maths", inputs={"torch": torch, "value": value})
-    assert close(page["x"].grad, by_hand(value), rel=1e-6)
+    assert close(page["x"].grad, by_hand(value))
 
 
 def test_the_printed_points_are_the_formulas_values() -> None:
