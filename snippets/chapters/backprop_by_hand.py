@@ -5,6 +5,10 @@ Each region is included by docs/chapters/backprop-by-hand.md. Run the whole file
 plain Python functions (no autograd at all) at the top level, so that
 tests/maths/test_backprop_by_hand.py can import them; the printing demos run only when
 the file is run as a script.
+
+A region named ``<name>-maths`` lies inside region ``<name>`` and holds its computation
+without the input the page gives it, so that tests/maths can run the page's own code on
+inputs of its own. The page never shows these markers.
 """
 
 # --8<-- [start:imports]
@@ -91,12 +95,14 @@ def show(values: dict[str, float], grads: dict[str, float]) -> None:
 if __name__ == "__main__":
     # --8<-- [start:chain-forward]
     x = torch.tensor(2.0, requires_grad=True)
+    # --8<-- [start:chain-forward-maths]
     y = x * 3
     z = y + 4
     loss = z**2
 
     for name, node in [("y", y), ("z", z), ("loss", loss)]:
         print(f"{name:>4} = {node.item():5}  recorded as {node.grad_fn.name()}")
+    # --8<-- [end:chain-forward-maths]
     # --8<-- [end:chain-forward]
 
     # --8<-- [start:chain-run]
@@ -119,12 +125,14 @@ if __name__ == "__main__":
     x = torch.tensor(2.0, requires_grad=True)
     w = torch.tensor(3.0, requires_grad=True)
     b = torch.tensor(1.0, requires_grad=True)
+    # --8<-- [start:linear-forward-maths]
     p = x * w
     y = p + b
     loss = y**2
 
     for name, node in [("p", p), ("y", y), ("loss", loss)]:
         print(f"{name:>4} = {node.item():5}  recorded as {node.grad_fn.name()}")
+    # --8<-- [end:linear-forward-maths]
     # --8<-- [end:linear-forward]
 
     # --8<-- [start:what-mul-saves]

@@ -1,10 +1,19 @@
+"""Examples for the chapter "The chain rule" (docs/chapters/chain-rule.md).
+
+A region named ``<name>-maths`` lies inside region ``<name>`` and holds its computation
+without the input the page gives it, so that tests/maths can run the page's own code on
+inputs of its own. The page never shows these markers.
+"""
+
 # --8<-- [start:composite]
 import torch
 
 x = torch.tensor(2.0, requires_grad=True)
+# --8<-- [start:composite-maths]
 u = 3 * x + 4  # inner function
 y = u**2  # outer function
 y.backward()
+# --8<-- [end:composite-maths]
 
 print("u =", u)
 print("y =", y)
@@ -23,17 +32,21 @@ print("dy/dx from the formula:", dy_dx(2.0))
 
 # --8<-- [start:many-points]
 for value in [-2.0, -1.0, 0.0, 0.5, 3.0]:
+    # --8<-- [start:many-points-maths]
     x = torch.tensor(value, requires_grad=True)
     y = (3 * x + 4) ** 2
     y.backward()
+    # --8<-- [end:many-points-maths]
     print(f"x = {value:5}: autograd {x.grad.item():7}, formula {dy_dx(value):7}")
 # --8<-- [end:many-points]
 
 # --8<-- [start:tangent]
 x = torch.tensor(2.0, requires_grad=True)
+# --8<-- [start:tangent-maths]
 y = (3 * x + 4) ** 2
 y.backward()
 slope = x.grad.item()  # dy/dx at x = 2: how steep the curve is there
+# --8<-- [end:tangent-maths]
 
 # The curve for 0 <= x <= 4, and the straight line through (2, y) with that slope.
 xs = torch.linspace(0, 4, 17)
@@ -50,9 +63,11 @@ for value in [1.0, 1.5, 2.5, 3.0]:
 
 # --8<-- [start:graph]
 x = torch.tensor(2.0, requires_grad=True)
+# --8<-- [start:graph-maths]
 y = x * 3
 z = y + 4
 loss = z**2
+# --8<-- [end:graph-maths]
 
 for name, tensor in [("y", y), ("z", z), ("loss", loss)]:
     print(f"{name:>4} = {tensor.item():5}  made by {tensor.grad_fn.name()}")

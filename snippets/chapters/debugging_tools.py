@@ -4,6 +4,10 @@ Each region is included by docs/chapters/debugging-tools.md. The file also runs 
 bottom on its own: `python snippets/chapters/debugging_tools.py`. The calls that fail on
 purpose live in the page, in `raises=` blocks. tests/maths/test_debugging_tools.py
 imports `central_difference`, `sigmoid_chain` and `Cube` from here.
+
+A region named ``<name>-maths`` lies inside region ``<name>`` and holds its computation
+without the input the page gives it, so that tests/maths can run the page's own code on
+inputs of its own. The page never shows these markers.
 """
 
 # --8<-- [start:hook]
@@ -14,6 +18,7 @@ import torch.nn.functional as F
 from torch import nn
 
 x = torch.tensor(2.0, requires_grad=True)
+# --8<-- [start:hook-maths]
 y = x * 3
 # The hook runs during backward(), with the gradient that arrives at y.
 handle = y.register_hook(lambda grad: print("gradient arriving at y:", grad))
@@ -21,16 +26,19 @@ loss = y**2
 loss.backward()
 print("x.grad:", x.grad)
 handle.remove()  # hooks stay until removed
+# --8<-- [end:hook-maths]
 # --8<-- [end:hook]
 
 # --8<-- [start:hook-modify]
 x = torch.tensor(2.0, requires_grad=True)
+# --8<-- [start:hook-modify-maths]
 y = x * 3
 # A hook that returns a tensor replaces the gradient with it.
 y.register_hook(lambda grad: grad.clamp(max=5.0))
 loss = y**2
 loss.backward()
 print("x.grad with the clamp:", x.grad)
+# --8<-- [end:hook-modify-maths]
 # --8<-- [end:hook-modify]
 
 # --8<-- [start:parameter-norms]
@@ -38,6 +46,7 @@ torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
 inputs, targets = torch.randn(16, 4), torch.randn(16, 1)
 
+# --8<-- [start:parameter-norms-maths]
 loss = F.mse_loss(model(inputs), targets)
 loss.backward()
 
@@ -45,6 +54,7 @@ for name, param in model.named_parameters():
     print(f"{name:9} {tuple(param.shape)!s:7} grad norm {param.grad.norm():.4f}")
 total = torch.nn.utils.get_total_norm([p.grad for p in model.parameters()])  # PyTorch 2.6+
 print(f"total grad norm {total:.4f}")
+# --8<-- [end:parameter-norms-maths]
 # --8<-- [end:parameter-norms]
 
 # --8<-- [start:total-norm-by-hand]
@@ -180,12 +190,14 @@ print("version of s after mul_(): ", s._version)
 
 # --8<-- [start:inplace-out-of-place]
 x = torch.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+# --8<-- [start:inplace-out-of-place-maths]
 s = torch.sigmoid(x)
 doubled = s * 2  # a new tensor; the saved s is left alone
 doubled.sum().backward()
 print("x.grad:", x.grad)
 with torch.no_grad():  # a plain value to compare with, not part of the graph
     print("by hand, 2 s (1 - s):", 2 * s * (1 - s))
+# --8<-- [end:inplace-out-of-place-maths]
 # --8<-- [end:inplace-out-of-place]
 
 # --8<-- [start:inplace-clone]

@@ -1,4 +1,9 @@
-"""Chapter 5, gradient accumulation: .grad adds up until you clear it."""
+"""Chapter 5, gradient accumulation: .grad adds up until you clear it.
+
+A region named ``<name>-maths`` lies inside region ``<name>`` and holds its computation
+without the input the page gives it, so that tests/maths can run the page's own code on
+inputs of its own. The page never shows these markers.
+"""
 
 # --8<-- [start:adds_up]
 import torch
@@ -6,6 +11,7 @@ from torch import nn
 
 x = torch.tensor(2.0, requires_grad=True)
 
+# --8<-- [start:adds_up-maths]
 y = x**2
 y.backward()
 print("after the first backward: ", x.grad)
@@ -13,6 +19,7 @@ print("after the first backward: ", x.grad)
 y = x**2  # a brand-new graph, same leaf x
 y.backward()
 print("after the second backward:", x.grad)
+# --8<-- [end:adds_up-maths]
 # --8<-- [end:adds_up]
 
 # --8<-- [start:micro_setup]
@@ -69,11 +76,13 @@ print(f"full batch loss after one step: {loss_fn(model(inputs), targets).item():
 
 # --8<-- [start:zero_]
 x = torch.tensor(2.0, requires_grad=True)
+# --8<-- [start:zero_-maths]
 (x**2).backward()
 print("before zero_():", x.grad)
 
 x.grad.zero_()  # the trailing underscore: change this tensor in place
 print("after zero_(): ", x.grad)
+# --8<-- [end:zero_-maths]
 # --8<-- [end:zero_]
 
 # --8<-- [start:data]

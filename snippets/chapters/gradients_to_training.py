@@ -4,6 +4,10 @@ Each region is included by docs/chapters/gradients-to-training.md. Run the whole
 file with `python snippets/chapters/gradients_to_training.py`. The functions sit at
 the top level so that tests/maths/test_gradients_to_training.py can import them; the
 printing demos run only when the file is run as a script.
+
+A region named ``<name>-maths`` lies inside region ``<name>`` and holds its computation
+without the input the page gives it, so that tests/maths can run the page's own code on
+inputs of its own. The page never shows these markers.
 """
 
 # --8<-- [start:imports]
@@ -114,6 +118,7 @@ if __name__ == "__main__":
     w = torch.tensor(3.0, requires_grad=True)  # weight, to be learned
     b = torch.tensor(1.0, requires_grad=True)  # bias, to be learned
 
+    # --8<-- [start:linear-model-maths]
     prediction = w * x + b
     loss = (prediction - target) ** 2
     loss.backward()
@@ -122,6 +127,7 @@ if __name__ == "__main__":
     print("loss:      ", loss)
     print("w.grad:    ", w.grad)
     print("b.grad:    ", b.grad)
+    # --8<-- [end:linear-model-maths]
     # --8<-- [end:linear-model]
 
     # --8<-- [start:run-by-hand]

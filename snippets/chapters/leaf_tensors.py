@@ -4,6 +4,10 @@ Each region is included by docs/chapters/leaf-tensors.md. The file also runs top
 to bottom on its own: `python snippets/chapters/leaf_tensors.py` (PyTorch's
 warning then goes to the terminal). The call that fails on purpose lives in the
 page, in a `raises=` block.
+
+A region named ``<name>-maths`` lies inside region ``<name>`` and holds its computation
+without the input the page gives it, so that tests/maths can run the page's own code on
+inputs of its own. The page never shows these markers.
 """
 
 # --8<-- [start:describe]
@@ -22,10 +26,12 @@ def describe(name: str, t: torch.Tensor) -> None:
 
 # --8<-- [start:leaf]
 x = torch.tensor(2.0, requires_grad=True)  # created by you
+# --8<-- [start:leaf-maths]
 y = x * 3  # created by an operation
 
 describe("x", x)
 describe("y", y)
+# --8<-- [end:leaf-maths]
 # --8<-- [end:leaf]
 
 # --8<-- [start:created-by]
@@ -49,16 +55,19 @@ describe("small_init", small_init)
 
 # --8<-- [start:grad-leaf-only]
 x = torch.tensor(2.0, requires_grad=True)
+# --8<-- [start:grad-leaf-only-maths]
 y = x * 3
 loss = y**2
 loss.backward()
 
 print("x.grad:", x.grad)
 print("y.grad:", y.grad)
+# --8<-- [end:grad-leaf-only-maths]
 # --8<-- [end:grad-leaf-only]
 
 # --8<-- [start:retain-grad]
 x = torch.tensor(2.0, requires_grad=True)
+# --8<-- [start:retain-grad-maths]
 y = x * 3
 y.retain_grad()  # ask for y's gradient, before backward()
 loss = y**2
@@ -67,20 +76,24 @@ loss.backward()
 print("y.grad:", y.grad)
 print("x.grad:", x.grad)
 describe("y", y)  # retain_grad() does not turn y into a leaf
+# --8<-- [end:retain-grad-maths]
 # --8<-- [end:retain-grad]
 
 # --8<-- [start:too-late]
 x = torch.tensor(2.0, requires_grad=True)
+# --8<-- [start:too-late-maths]
 y = x * 3
 loss = y**2
 loss.backward()
 y.retain_grad()  # too late: the backward pass has already run
 
 print("y.grad:", y.grad)
+# --8<-- [end:too-late-maths]
 # --8<-- [end:too-late]
 
 # --8<-- [start:retain-graph]
 x = torch.tensor(2.0, requires_grad=True)
+# --8<-- [start:retain-graph-maths]
 y = x * 3
 y.retain_grad()
 loss = y**2
@@ -90,4 +103,5 @@ print("after pass 1: y.grad =", y.grad, "| x.grad =", x.grad)
 
 loss.backward()  # the last pass may free the graph
 print("after pass 2: y.grad =", y.grad, "| x.grad =", x.grad)
+# --8<-- [end:retain-graph-maths]
 # --8<-- [end:retain-graph]

@@ -5,6 +5,10 @@ Each region is included by docs/chapters/tiny-autograd.md. Run the whole file wi
 per operation, and `backpropagate`) is defined at the top level, so that
 tests/maths/test_tiny_autograd.py can import the page's own code; the demos run only
 when the file is run as a script.
+
+A region named ``<name>-maths`` lies inside region ``<name>`` and holds its computation
+without the input the page gives it, so that tests/maths can run the page's own code on
+inputs of its own. The page never shows these markers.
 """
 
 # --8<-- [start:value]
@@ -218,6 +222,7 @@ if __name__ == "__main__":
 
     # --8<-- [start:chain-by-hand]
     x = Value(2.0)
+    # --8<-- [start:chain-by-hand-maths]
     y = 3 * x  # y = 3x
     z = y + 4  # z = y + 4
     loss = z**2  # loss = z²
@@ -230,6 +235,7 @@ if __name__ == "__main__":
     print("after the addition:      y.grad =", y.grad)
     y.local_backward()  # y = 3 * x: passes y.grad * 3 to x
     print("after the multiplication: x.grad =", x.grad)
+    # --8<-- [end:chain-by-hand-maths]
     # --8<-- [end:chain-by-hand]
 
     # --8<-- [start:order]
@@ -271,8 +277,10 @@ if __name__ == "__main__":
     # --8<-- [start:example-chain]
     # The tiny engine
     x = Value(2.0)
+    # --8<-- [start:example-chain-maths]
     loss = (3 * x + 4) ** 2
     loss.backward()
+    # --8<-- [end:example-chain-maths]
 
     # PyTorch
     x_t = torch.tensor(2.0, requires_grad=True)
@@ -285,8 +293,10 @@ if __name__ == "__main__":
 
     # --8<-- [start:example-linear]
     x, w, b = Value(2.0), Value(3.0), Value(1.0)
+    # --8<-- [start:example-linear-maths]
     loss = (x * w + b) ** 2
     loss.backward()
+    # --8<-- [end:example-linear-maths]
 
     x_t = torch.tensor(2.0, requires_grad=True)
     w_t = torch.tensor(3.0, requires_grad=True)
@@ -301,8 +311,10 @@ if __name__ == "__main__":
 
     # --8<-- [start:example-twice]
     x = Value(2.0)
+    # --8<-- [start:example-twice-maths]
     y = x * x  # x is both inputs of the same multiplication
     y.backward()
+    # --8<-- [end:example-twice-maths]
 
     x_t = torch.tensor(2.0, requires_grad=True)
     y_t = x_t * x_t
@@ -319,8 +331,10 @@ if __name__ == "__main__":
 
     # --8<-- [start:composites-check]
     x = Value(2.0)
+    # --8<-- [start:composites-check-maths]
     out = ((x - 1) / x).tanh()  # sub, div, tanh: five operation nodes in all
     out.backward()
+    # --8<-- [end:composites-check-maths]
 
     x_t = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
     out_t = ((x_t - 1) / x_t).tanh()
@@ -352,6 +366,7 @@ if __name__ == "__main__":
 
     for make_walk in (reverse_topological, preorder):
         x = Value(2.0)
+        # --8<-- [start:wrong-order-maths]
         u = 3 * x
         m = u * u
         loss = u + m  # u feeds two nodes: this addition and the multiplication m
@@ -359,6 +374,7 @@ if __name__ == "__main__":
         loss.grad = 1.0
         for node in walk:  # the loop of backpropagate, in the order given
             node.local_backward()
+        # --8<-- [end:wrong-order-maths]
         print(make_walk.__name__, labels(walk, {x: "x", u: "u", m: "m", loss: "loss"}))
         print("    u.grad =", u.grad, "  x.grad =", x.grad)
 
@@ -463,8 +479,10 @@ if __name__ == "__main__":
 
     # --8<-- [start:engine-accumulates]
     x = Value(2.0)
+    # --8<-- [start:engine-accumulates-maths]
     for attempt in ("first", "second"):
         y = 3 * x + x**2  # a new forward pass, a new graph, the same leaf x
         y.backward()
         print(f"{attempt} backward(): x.grad = {x.grad}")
+    # --8<-- [end:engine-accumulates-maths]
     # --8<-- [end:engine-accumulates]

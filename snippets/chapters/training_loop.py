@@ -1,3 +1,12 @@
+"""Examples for the chapter "Backpropagation and the training loop".
+
+Each region is included by docs/chapters/training-loop.md.
+
+A region named ``<name>-maths`` lies inside region ``<name>`` and holds its computation
+without the input the page gives it, so that tests/maths can run the page's own code on
+inputs of its own. The page never shows these markers.
+"""
+
 # --8<-- [start:setup]
 import torch
 from torch import nn
@@ -46,11 +55,13 @@ print("bias.grad:", model.bias.grad)
 # --8<-- [start:sensitivity]
 # A gradient predicts how the loss moves when one parameter is nudged a little.
 delta = 0.001  # δ, the size of the nudge
+# --8<-- [start:sensitivity-maths]
 nudged_prediction = inputs @ model.weight.T + (model.bias + delta)
 nudged_loss = ((nudged_prediction - targets) ** 2).mean()
 
 print(f"predicted change: {model.bias.grad.item() * delta:.6f}")
 print(f"actual change:    {nudged_loss.item() - loss.item():.6f}")
+# --8<-- [end:sensitivity-maths]
 # --8<-- [end:sensitivity]
 
 # --8<-- [start:loss-against-bias]

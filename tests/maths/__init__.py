@@ -1,17 +1,94 @@
-"""Property tests: autograd agrees with every formula derived by hand in the chapters."""
+"""Property tests: the pages' own code agrees with the formulas the pages derive by hand.
+
+Each test runs code the page runs. :func:`run_region` takes one or more named regions of
+a page's snippet (``# --8<-- [start:name]`` ... ``# --8<-- [end:name]``, the text the
+page includes), executes them in a fresh namespace with their output captured, and
+returns that namespace: the test takes the page's functions and tensors from it, or
+feeds the region its own inputs, and checks the results against the hand derivation,
+which the test writes itself (a comment names the formula). So a wrong formula on a
+page fails a test here.
+"""
 
 from __future__ import annotations
 
-import importlib.util
+import contextlib
+import io
+import re
+import textwrap
+from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
-from types import ModuleType
+from types import CodeType
+from typing import Any
+
+SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
+
+# A region marker line, as pymdownx.snippets reads it (mkdocs.yml: base_path snippets).
+_MARKER = re.compile(
+    r"^\s*#\s*-{1,}8<-{1,}[ \t]+\[[ \t]*(?P<type>start|end)[ \t]*:"
+    r"[ \t]*(?P<name>[a-z][-_0-9a-z]*)[ \t]*\][ \t]*$",
+    re.IGNORECASE,
+)
 
 
-def load_snippet(name: str) -> ModuleType:
-    """Import ``snippets/chapters/<name>.py`` so a test checks the page's own functions."""
-    path = Path(__file__).resolve().parents[2] / "snippets" / "chapters" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"course_snippet_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+class Session(dict[str, Any]):
+    """The namespace the regions ran in (names to values), and what they printed."""
+
+    output: str = ""
+
+
+def snippet_path(snippet: str) -> Path:
+    """``snippets/<snippet>.py``, e.g. ``"chapters/chain_rule"``; it must exist."""
+    path = SNIPPETS / f"{snippet}.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"no snippet {path}")
+    return path
+
+
+@cache
+def region_code(snippet: str, name: str) -> CodeType:
+    """Region ``name`` of ``snippets/<snippet>.py``, compiled as the page includes it.
+
+    The code is dedented (regions inside ``if __name__ == "__main__":`` run at the top
+    level, as on the page) and the markers of regions nested in it are left out, as
+    pymdownx.snippets does. It keeps the file's name and line numbers, so a traceback
+    points at the snippet's own line.
+    """
+    path = snippet_path(snippet)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    starts = [i for i, line in enumerate(lines) if _is_marker(line, "start", name)]
+    ends = [i for i, line in enumerate(lines) if _is_marker(line, "end", name)]
+    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
+        raise LookupError(f"{path}: no single region [start:{name}] ... [end:{name}]")
+    body = ["" if _MARKER.match(line) else line for line in lines[starts[0] + 1 : ends[0]]]
+    source = "\n" * (starts[0] + 1) + textwrap.dedent("\n".join(body)) + "\n"
+    return compile(source, str(path), "exec")
+
+
+def _is_marker(line: str, kind: str, name: str) -> bool:
+    match = _MARKER.match(line)
+    return bool(match and match["type"] == kind and match["name"] == name)
+
+
+def run_region(snippet: str, *names: str, inputs: Mapping[str, Any] | None = None) -> Session:
+    """Run regions ``names`` of ``snippets/<snippet>.py``, in order, in one new namespace.
+
+    The namespace starts with ``inputs`` (copied, never changed): the names the regions
+    read and do not define themselves, as the page's earlier blocks would have left
+    them. Pass a :class:`Session` to carry on from an earlier run, or your own values
+    to run the page's code on inputs of your choice. List the regions a region depends
+    on before it, as the page shows them. What the regions print is captured in
+    ``output``. Functions defined by a region look their global names up in the
+    returned session, so a test can change those names before calling them.
+    """
+    session = Session(inputs or {})
+    session.setdefault("__name__", f"snippet:{snippet}")
+    session.output = ""
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer):
+            for name in names:
+                exec(region_code(snippet, name), session)
+    finally:
+        session.output = buffer.getvalue()
+    return session

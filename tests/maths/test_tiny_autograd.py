@@ -1,20 +1,24 @@
-"""The tiny autograd engine of docs/chapters/tiny-autograd.md agrees with PyTorch.
+"""The tiny autograd engine of docs/chapters/tiny-autograd.md agrees with PyTorch and the maths.
 
-The engine is the page's own code, imported from snippets/chapters/tiny_autograd.py.
+The engine is the page's own code: the regions value, mul, add-power-tanh, composites
+and engine of snippets/chapters/tiny_autograd.py, run as the page runs them.
 Hypothesis builds random expression graphs: each new node applies an operation to
 nodes drawn from all the earlier ones, so a node is often used twice or more (shared
 subexpressions, and x * x). The same graph is built from the engine's `Value`s and from
 float64 tensors, and every node's gradient must agree: the leaves' `.grad`, and the
 intermediate nodes' through retain_grad().
 
-Also checked: the formulas derived on the page, and that a leaf's `grad` accumulates
-across backward passes as PyTorch's `.grad` does.
+Also checked: the page's worked examples (regions chain-by-hand, example-*,
+composites-check, wrong-order, engine-accumulates, run on random x through their
+``*-maths`` regions) against the formulas the page derives, and that a leaf's `grad`
+accumulates across backward passes as PyTorch's `.grad` does.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import pytest
@@ -22,10 +26,11 @@ import torch
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from . import load_snippet
+from . import Session, run_region
 
-engine = load_snippet("tiny_autograd")
-Value = engine.Value
+SNIPPET = "chapters/tiny_autograd"
+engine = run_region(SNIPPET, "value", "mul", "add-power-tanh", "composites", "engine")
+Value = engine["Value"]
 
 REL, ABS = 1e-9, 1e-9
 BOUND = 1e3  # larger forward values are rejected: products of cubes would overflow
@@ -143,7 +148,7 @@ def compare_with_pytorch(program: Program) -> None:
         )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(program=programs())
 def test_random_graphs_have_pytorchs_values_and_gradients(program: Program) -> None:
     leaves, steps = program
@@ -160,7 +165,7 @@ def test_random_graphs_have_pytorchs_values_and_gradients(program: Program) -> N
     compare_with_pytorch(program)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(program=programs(max_ops=8))
 def test_leaf_gradients_accumulate_across_passes_as_in_pytorch(program: Program) -> None:
     """Two forward and backward passes from the same leaves: `grad` holds the sum."""
@@ -177,7 +182,7 @@ def test_leaf_gradients_accumulate_across_passes_as_in_pytorch(program: Program)
         assert close(leaf.grad, grad_of(tensor)), f"leaf {index}"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(program=programs(max_ops=8))
 def test_a_second_pass_over_the_same_graph_is_like_retain_graph(program: Program) -> None:
     """The engine resets the intermediate gradients, so only the leaves double."""
@@ -194,62 +199,93 @@ def test_a_second_pass_over_the_same_graph_is_like_retain_graph(program: Program
         assert close(mine[index].grad, grad_of(theirs[index])), f"leaf {index}"
 
 
-# --- The formulas derived on the page -------------------------------------------------
+# --- The page's worked examples and the formulas derived on the page -------------------
 
 values = st.floats(min_value=-10.0, max_value=10.0, allow_nan=False, allow_infinity=False)
 
 
-@settings(max_examples=100, deadline=None)
+def run_on(region: str, **leaves: float) -> Session:
+    """A region of the page, with the engine, on leaves Value(...) of the given values."""
+    return run_region(
+        SNIPPET, region, inputs={**engine, **{k: Value(v) for k, v in leaves.items()}}
+    )
+
+
+@settings(max_examples=50, deadline=None)
+@given(x0=values)
+def test_chain_node_by_node(x0: float) -> None:
+    """loss = z², z = y + 4, y = 3x: each local_backward() multiplies in 2z, 1, then 3."""
+    page = run_on("chain-by-hand-maths", x=x0)
+    z = 3 * x0 + 4
+    assert close(page["z"].grad, 2 * z)
+    assert close(page["y"].grad, 2 * z * 1)
+    assert close(page["x"].grad, 2 * z * 1 * 3)
+
+
+@settings(max_examples=50, deadline=None)
 @given(x0=values)
 def test_chain(x0: float) -> None:
     """d/dx (3x + 4)² = 6(3x + 4)."""
-    x = Value(x0)
-    loss = (3 * x + 4) ** 2
-    loss.backward()
-    assert close(x.grad, 6 * (3 * x0 + 4))
+    page = run_on("example-chain-maths", x=x0)
+    assert close(page["loss"].data, (3 * x0 + 4) ** 2)
+    assert close(page["x"].grad, 6 * (3 * x0 + 4))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(x0=values, w0=values, b0=values)
 def test_several_variables(x0: float, w0: float, b0: float) -> None:
     """(xw + b)²: 2y·w, 2y·x and 2y with y = xw + b."""
-    x, w, b = Value(x0), Value(w0), Value(b0)
-    ((x * w + b) ** 2).backward()
+    page = run_on("example-linear-maths", x=x0, w=w0, b=b0)
     y = x0 * w0 + b0
-    assert close(x.grad, 2 * y * w0)
-    assert close(w.grad, 2 * y * x0)
-    assert close(b.grad, 2 * y)
+    assert close(page["x"].grad, 2 * y * w0)
+    assert close(page["w"].grad, 2 * y * x0)
+    assert close(page["b"].grad, 2 * y)
 
 
-@settings(max_examples=100, deadline=None)
+@cache
+def walk_orders() -> Session:
+    """The page's regions order and wrong-order: labels, preorder, reverse_topological."""
+    return run_region(SNIPPET, "order", "wrong-order", inputs={**engine, "torch": torch})
+
+
+@settings(max_examples=50, deadline=None)
 @given(x0=values)
 def test_used_twice(x0: float) -> None:
     """x·x: two paths of x each, summed to 2x; u + u·u with u = 3x: 3(1 + 2u)."""
-    x = Value(x0)
-    (x * x).backward()
-    assert close(x.grad, 2 * x0)
+    page = run_on("example-twice-maths", x=x0)
+    assert close(page["x"].grad, 2 * x0)
 
-    x = Value(x0)
-    u = 3 * x
-    (u + u * u).backward()
-    assert close(u.grad, 1 + 2 * (3 * x0))
-    assert close(x.grad, 3 * (1 + 2 * (3 * x0)))
+    walks = walk_orders()
+    page = run_region(
+        SNIPPET,
+        "wrong-order-maths",
+        inputs={**walks, "x": Value(x0), "make_walk": walks["reverse_topological"]},
+    )
+    assert close(page["u"].grad, 1 + 2 * (3 * x0))
+    assert close(page["x"].grad, 3 * (1 + 2 * (3 * x0)))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(x0=st.floats(min_value=0.1, max_value=10.0))
 def test_every_operation_at_once(x0: float) -> None:
     """d/dx tanh((x - 1)/x) = (1 - tanh²((x - 1)/x)) / x²."""
-    x = Value(x0)
-    ((x - 1) / x).tanh().backward()
-    assert close(x.grad, (1 - math.tanh((x0 - 1) / x0) ** 2) / x0**2)
+    page = run_on("composites-check-maths", x=x0)
+    assert close(page["x"].grad, (1 - math.tanh((x0 - 1) / x0) ** 2) / x0**2)
+
+
+@settings(max_examples=50, deadline=None)
+@given(x0=values)
+def test_the_engine_accumulates_like_pytorch(x0: float) -> None:
+    """Two passes of y = 3x + x², each on a new graph: x.grad = 2·(3 + 2x)."""
+    page = run_on("engine-accumulates-maths", x=x0)
+    assert close(page["x"].grad, 2 * (3 + 2 * x0))
 
 
 def test_the_order_lists_every_node_after_its_parents() -> None:
     x = Value(2.0)
     u = 3 * x
     loss = u + u * u
-    order = engine.topological_order(loss)
+    order = engine["topological_order"](loss)
     assert len(order) == len(set(order)) == 5  # x, the constant 3, u, u*u, loss
     for position, node in enumerate(order):
         assert all(order.index(parent) < position for parent in node.parents)
