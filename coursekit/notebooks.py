@@ -52,6 +52,11 @@ EXERCISES = (
     "check-a-gradient",
     "network-by-hand",
     "tiny-autograd",
+    "which-require-grad",
+    "walk-a-graph",
+    "make-it-a-leaf",
+    "the-branch-that-ran",
+    "what-does-the-node-save",
 )
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
