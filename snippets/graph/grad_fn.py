@@ -22,7 +22,7 @@ for name, t in [("x", x), ("w", w), ("b", b), ("u", u), ("y", y), ("loss", loss)
 
 # --8<-- [start:numbered]
 print("w ** 2:", (w**2).grad_fn.name())  # the exponent is a plain number
-print("w ** b:", (w**b).grad_fn.name())  # the exponent is a tensor that requires grad
+print("w ** b:", (w**b).grad_fn.name())  # the exponent is a tensor
 # --8<-- [end:numbered]
 
 

@@ -39,6 +39,15 @@ agrees = [leaf_by_the_rule(t) == t.is_leaf for t in cases.values()]
 print("the rule agrees with is_leaf in every case:", all(agrees))
 # --8<-- [end:rule]
 
+# --8<-- [start:one-test]
+with_grad_fn = [t for t in cases.values() if t.grad_fn is not None]
+print("every tensor with a grad_fn requires grad:", all(t.requires_grad for t in with_grad_fn))
+print(
+    "is_leaf == (grad_fn is None) in every case:",
+    all(t.is_leaf == (t.grad_fn is None) for t in cases.values()),
+)
+# --8<-- [end:one-test]
+
 # --8<-- [start:parameter]
 plain = torch.randn(3)  # does not require grad
 weight = nn.Parameter(plain)  # wraps the same values as a parameter
