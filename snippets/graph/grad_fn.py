@@ -1,0 +1,101 @@
+"""Part 1, chapter 2: grad_fn, the node that made a tensor, and the graph behind it.
+
+Each region is included by docs/graph/grad-fn.md. The file also runs top to bottom
+on its own: `python snippets/graph/grad_fn.py`.
+"""
+
+# --8<-- [start:forward]
+import torch
+
+x = torch.tensor(2.0)  # an input: not tracked
+w = torch.tensor(3.0, requires_grad=True)  # a weight
+b = torch.tensor(1.0, requires_grad=True)  # a bias
+
+u = w * x
+y = u + b
+loss = y**2
+
+for name, t in [("x", x), ("w", w), ("b", b), ("u", u), ("y", y), ("loss", loss)]:
+    made_by = t.grad_fn.name() if t.grad_fn is not None else None
+    print(f"{name:4} = {t.item():4}  grad_fn: {made_by}")
+# --8<-- [end:forward]
+
+# --8<-- [start:numbered]
+print("w ** 2:", (w**2).grad_fn.name())  # the exponent is a plain number
+print("w ** b:", (w**b).grad_fn.name())  # the exponent is a tensor
+# --8<-- [end:numbered]
+
+
+# --8<-- [start:next-functions]
+def inputs_of(node):
+    """One (name, index) pair per input: the node that made the input, and which output."""
+    return [(None if child is None else child.name(), i) for child, i in node.next_functions]
+
+
+print("loss.grad_fn:", loss.grad_fn.name(), "->", inputs_of(loss.grad_fn))
+print("y.grad_fn:   ", y.grad_fn.name(), "->", inputs_of(y.grad_fn))
+print("u.grad_fn:   ", u.grad_fn.name(), "->", inputs_of(u.grad_fn))
+# --8<-- [end:next-functions]
+
+
+# --8<-- [start:walker]
+def leaf_name(tensor, leaves):
+    """The name under which a leaf tensor was given, matched by identity."""
+    return next((name for name, t in leaves.items() if t is tensor), "unnamed")
+
+
+def walk(node, leaves, depth=0, seen=None):
+    """Print a node, then (indented) every node it sends gradients to, depth-first."""
+    seen = [] if seen is None else seen
+    indent = "    " * depth
+    if node is None:
+        print(f"{indent}None  (an input that needs no gradient)")
+        return
+    label = type(node).__name__  # the node's class, e.g. MulBackward0
+    if hasattr(node, "variable"):  # the node at a leaf holds that leaf
+        label += f"  (leaf {leaf_name(node.variable, leaves)})"
+    if any(node is earlier for earlier in seen):
+        print(f"{indent}{label}  (already listed above)")
+        return
+    seen.append(node)
+    print(indent + label)
+    for child, _ in node.next_functions:  # in the order of the operation's inputs
+        walk(child, leaves, depth + 1, seen)
+
+
+walk(loss.grad_fn, {"w": w, "b": b})
+# --8<-- [end:walker]
+
+
+# --8<-- [start:accumulate-grad]
+node_w = u.grad_fn.next_functions[0][0]  # the first input of w * x
+node_b = y.grad_fn.next_functions[1][0]  # the second input of u + b
+
+print("name():", node_w.name(), "| class:", type(node_w).__name__)
+print("node_w.variable is w:", node_w.variable is w)
+print("node_b.variable is b:", node_b.variable is b)
+print("w.grad before backward():", w.grad)
+
+loss.backward()
+print("w.grad after backward(): ", w.grad)
+print("b.grad after backward(): ", b.grad)
+# --8<-- [end:accumulate-grad]
+
+# --8<-- [start:shared]
+v = torch.tensor(3.0, requires_grad=True)
+twice = v * x + v**2  # v is used by two operations
+
+walk(twice.grad_fn, {"v": v})
+
+from_mul = twice.grad_fn.next_functions[0][0].next_functions[0][0]
+from_pow = twice.grad_fn.next_functions[1][0].next_functions[0][0]
+print("the same AccumulateGrad node:", from_mul is from_pow)
+
+twice.backward()
+print("v.grad:", v.grad)
+# --8<-- [end:shared]
+
+# --8<-- [start:is-leaf]
+for name, t in [("x", x), ("w", w), ("b", b), ("u", u), ("y", y), ("loss", loss)]:
+    print(f"{name:4} is_leaf={t.is_leaf!s:5}  requires_grad={t.requires_grad}")
+# --8<-- [end:is-leaf]

@@ -1,0 +1,45 @@
+"""Interview: What does requires_grad do? (docs/interview/what-does-requires-grad-do.md)"""
+
+# --8<-- [start:gradient]
+import torch
+
+x = torch.tensor(3.0)  # an input from the data
+w = torch.tensor(1.5, requires_grad=True)  # a weight to train
+loss = (w * x - 6.0) ** 2
+loss.backward()
+
+print("w.grad:", w.grad)  # 2(wx - 6) * x = 2 * (-1.5) * 3 = -9
+print("x.grad:", x.grad)  # x did not ask for a gradient
+# --8<-- [end:gradient]
+
+# --8<-- [start:spreads]
+a = torch.tensor(2.0)
+print("a * 3:", (a * 3).requires_grad)  # no tracked input
+print("a * w:", (a * w).requires_grad)  # one tracked input is enough
+print("w > 0:", (w > 0).requires_grad)  # a bool result is never tracked
+
+a.requires_grad_()  # switch tracking on later, in place
+print("a * 3 after requires_grad_():", (a * 3).requires_grad)
+# --8<-- [end:spreads]
+
+# --8<-- [start:cost]
+saved = []
+
+
+def count_saved(t):
+    saved.append(t)  # called once for each tensor the graph saves
+    return t
+
+
+def forward(weight):
+    inputs = torch.tensor([1.0, 2.0, 3.0])
+    return (inputs * weight).exp().sum()
+
+
+for tracked in [True, False]:
+    saved.clear()
+    weight = torch.tensor([0.5, -1.0, 2.0], requires_grad=tracked)
+    with torch.autograd.graph.saved_tensors_hooks(count_saved, lambda t: t):
+        forward(weight)
+    print(f"weight requires grad: {tracked!s:5} -> tensors saved for backward: {len(saved)}")
+# --8<-- [end:cost]

@@ -1,0 +1,225 @@
+"""Part 1, the computational graph: the hand derivations of docs/graph/*.md, checked on the
+pages' own code (snippets/graph/*.py).
+
+Each test runs regions of a page's snippet (stdout captured) and compares what the page's
+code produced with the formula the page derives by hand, written here independently:
+
+* requires-grad: loss = (wx - t)², dloss/dw = 2(wx - t)·x; h = a·w, p = h + c;
+* grad-fn: loss = (wx + b)², dloss/dw = 2(wx + b)·x, dloss/db = 2(wx + b); d(vx + v²)/dv = x + 2v;
+* leaves: the rule is_leaf = not requires_grad or grad_fn is None; for loss = Σ wᵢxᵢ the
+  gradient is x, and 0.01·x for the hidden leaf r of w = 0.01·r;
+* dynamic-graphs: f = w₊x (x > 0) or (w₋x)² with ∂f/∂w₊ = x, ∂f/∂w₋ = 2(w₋x)·x; grow(x) = x·wⁿ
+  with dy/dw = n·x·wⁿ⁻¹;
+* saved-tensors: a product saves each input only if the other requires grad; aⁿ saves a and n,
+  and n·aⁿ⁻¹ from the saved values is the gradient; Σv twice gives 2 per element.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+SNIPPETS = Path(__file__).resolve().parents[2] / "snippets" / "graph"
+
+
+def run_regions(snippet: str, *names: str, **inputs: Any) -> dict[str, Any]:
+    """Run the named regions of snippets/graph/<snippet>.py, in order, in one namespace.
+
+    The namespace starts with ``torch`` and ``nn`` (imported by the first region of each
+    snippet) and ``inputs``; stdout and warnings are swallowed. The namespace is returned,
+    so a test can read the page's tensors and functions.
+    """
+    text = (SNIPPETS / f"{snippet}.py").read_text(encoding="utf-8")
+    namespace: dict[str, Any] = {"__name__": f"graph_{snippet}", "torch": torch, "nn": torch.nn}
+    namespace.update(inputs)
+    for name in names:
+        match = re.search(
+            rf"^# --8<-- \[start:{re.escape(name)}\]\n(.*?)^# --8<-- \[end:{re.escape(name)}\]",
+            text,
+            re.S | re.M,
+        )
+        assert match, f"{snippet}.py has no region {name!r}"
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(compile(match[1], f"{snippet}.py:{name}", "exec"), namespace)
+    return namespace
+
+
+values = st.floats(min_value=-5.0, max_value=5.0, allow_nan=False, allow_infinity=False)
+
+
+def close(actual: torch.Tensor | float | None, expected: float) -> bool:
+    assert actual is not None, "no gradient was stored"
+    return torch.allclose(
+        torch.as_tensor(actual, dtype=torch.float64),
+        torch.tensor(expected, dtype=torch.float64),
+        rtol=1e-5,
+        atol=1e-5,
+    )
+
+
+# --- requires-grad --------------------------------------------------------------------
+
+
+def test_requires_grad_chain_and_weight_gradient() -> None:
+    ns = run_regions("requires_grad", "spread", "chain")
+    # h = a·w = 2·4, p = h + c, loss = (p - 10)²
+    assert ns["h"].item() == 2.0 * 4.0 and ns["p"].item() == 8.0 + 3.0
+    assert ns["loss"].item() == (11.0 - 10.0) ** 2
+    ns = run_regions("requires_grad", "what-for")
+    # dloss/dw = 2(wx - t)·x at x = 3, t = 6, w = 1.5; x and target ask for nothing
+    w, x, t = 1.5, 3.0, 6.0
+    assert close(ns["w"].grad, 2 * (w * x - t) * x)
+    assert ns["x"].grad is None and ns["target"].grad is None
+
+
+def test_requires_grad_spread_rule() -> None:
+    ns = run_regions("requires_grad", "spread")
+    # a result requires grad exactly when an input does: w is the only tracked input
+    for expression, result in ns["results"].items():
+        assert result.requires_grad == ("w" in expression), expression
+
+
+# --- grad-fn --------------------------------------------------------------------------
+
+
+def test_grad_fn_gradients_of_the_affine_square() -> None:
+    ns = run_regions("grad_fn", "forward", "next-functions", "walker", "accumulate-grad")
+    x, w, b = 2.0, 3.0, 1.0
+    y = w * x + b
+    assert close(ns["w"].grad, 2 * y * x)  # dloss/dw = 2y·x
+    assert close(ns["b"].grad, 2 * y)  # dloss/db = 2y
+    assert ns["node_w"].variable is ns["w"] and ns["node_b"].variable is ns["b"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(values, values)
+def test_grad_fn_walker_lists_each_node_once(v_value: float, x_value: float) -> None:
+    ns = run_regions(
+        "grad_fn",
+        "walker",
+        w=torch.tensor(1.0),
+        b=torch.tensor(1.0),
+        loss=torch.tensor(1.0, requires_grad=True) * 2,
+    )
+    v = torch.tensor(v_value, requires_grad=True)
+    twice = v * x_value + v**2
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        ns["walk"](twice.grad_fn, {"v": v})
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "AddBackward0"
+    assert sum("already listed above" in line for line in lines) == 1
+    twice.backward()
+    assert close(v.grad, x_value + 2 * v_value)  # d(vx + v²)/dv = x + 2v
+
+
+# --- leaves ---------------------------------------------------------------------------
+
+
+def test_leaves_rule_agrees_with_is_leaf() -> None:
+    ns = run_regions("leaves", "table", "rule")
+    rule = ns["leaf_by_the_rule"]
+    for t in ns["cases"].values():
+        assert rule(t) == t.is_leaf
+    # and on tensors the page does not list
+    w = torch.randn(2, requires_grad=True)
+    for t in (w, w.detach(), w * 2, (w * 2).sum(), torch.nn.Parameter(torch.ones(2))):
+        assert rule(t) == t.is_leaf
+
+
+def test_leaves_bug_and_fix_gradients() -> None:
+    ns = run_regions("leaves", "bug", "where-it-went", "fix")
+    x = torch.tensor([1.0, 2.0, 3.0])
+    with pytest.warns(UserWarning, match="not a leaf"):
+        assert ns["w"].grad is None
+    assert torch.allclose(ns["hidden"].grad, 0.01 * x)  # dloss/dr = 0.01·x
+    assert torch.allclose(ns["w_fixed"].grad, x)  # dloss/dw = x
+
+
+# --- dynamic-graphs -------------------------------------------------------------------
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.floats(min_value=-5.0, max_value=5.0).filter(lambda v: abs(v) > 1e-3), values, values)
+def test_branch_gradients(x_value: float, pos: float, neg: float) -> None:
+    ns = run_regions("dynamic_graphs", "branch")
+    ns["w_pos"] = torch.tensor(pos, dtype=torch.float64, requires_grad=True)
+    ns["w_neg"] = torch.tensor(neg, dtype=torch.float64, requires_grad=True)
+    ns["f"](torch.tensor(x_value, dtype=torch.float64)).backward()
+    if x_value > 0:
+        assert close(ns["w_pos"].grad, x_value) and ns["w_neg"].grad is None
+    else:
+        assert close(ns["w_neg"].grad, 2 * (neg * x_value) * x_value)
+        assert ns["w_pos"].grad is None
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.floats(min_value=0.05, max_value=9.5),
+    st.floats(min_value=1.2, max_value=3.0),
+)
+def test_loop_gradient_is_n_x_w_to_the_n_minus_1(x_value: float, w_value: float) -> None:
+    ns = run_regions("dynamic_graphs", "loop")
+    w = torch.tensor(w_value, dtype=torch.float64, requires_grad=True)
+    ns["w"] = w
+    y = ns["grow"](torch.tensor(x_value, dtype=torch.float64))
+    n = ns["multiplications"](y)
+    expected_n = 0
+    while x_value * w_value**expected_n < 10:
+        expected_n += 1
+    assert n == expected_n
+    y.backward()
+    assert torch.allclose(
+        w.grad, torch.tensor(n * x_value * w_value ** (n - 1), dtype=torch.float64)
+    )
+
+
+def test_a_run_that_records_nothing() -> None:
+    ns = run_regions("dynamic_graphs", "loop", "no-loop")
+    assert ns["big"].grad_fn is None and not ns["big"].requires_grad
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        ns["big"].backward()
+
+
+# --- saved-tensors --------------------------------------------------------------------
+
+
+def test_a_product_saves_each_input_only_if_the_other_requires_grad() -> None:
+    run_regions("saved_tensors", "mul")
+    for a_tracked, b_tracked in [(True, True), (True, False), (False, True)]:
+        a = torch.tensor(2.0, requires_grad=a_tracked)
+        b = torch.tensor(5.0, requires_grad=b_tracked)
+        node = (a * b).grad_fn
+        assert (node._saved_self is not None) == b_tracked
+        assert (node._saved_other is not None) == a_tracked
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.floats(min_value=0.1, max_value=5.0))
+def test_power_gradient_from_the_saved_values(a_value: float) -> None:
+    ns = run_regions("saved_tensors", "mul", "pow")
+    node = ns["node"]
+    assert node._saved_exponent == 3 and close(ns["from_saved"], 3 * 2.0**2)
+    a = torch.tensor(a_value, dtype=torch.float64, requires_grad=True)
+    y = a**3
+    from_saved = y.grad_fn._saved_exponent * y.grad_fn._saved_self ** (
+        y.grad_fn._saved_exponent - 1
+    )
+    y.backward()
+    assert close(a.grad, 3 * a_value**2) and close(from_saved, 3 * a_value**2)
+
+
+def test_sum_twice_and_retained_power() -> None:
+    ns = run_regions("saved_tensors", "twice", "retain")
+    assert torch.equal(ns["v"].grad, torch.full((3,), 2.0))  # 1 per element, per pass
+    assert close(ns["a"].grad, 2 * 3 * 2.0**2)  # two passes of 3a²
