@@ -52,6 +52,8 @@ EXERCISES = (
     "check-a-gradient",
     "network-by-hand",
     "tiny-autograd",
+    "truncate-a-hidden-state",
+    "validation-without-a-graph",
 )
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")

@@ -138,10 +138,8 @@ before = cached.tolist()  # the numbers, as a Python list, to compare with after
 # --8<-- [end:inplace-outside]
 
 # On the page, the block above goes on with `cached.add_(1)`, which raises an error:
-try:
+with contextlib.suppress(RuntimeError):
     cached.add_(1)
-except RuntimeError:
-    pass
 
 # --8<-- [start:changed-anyway]
 print("cached changed anyway:", cached.tolist() != before)
