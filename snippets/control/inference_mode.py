@@ -1,0 +1,210 @@
+"""Chapter: inference_mode() (docs/control/inference-mode.md)."""
+# Each region is one block of the page; together they run top to bottom as one program.
+# ruff: noqa: E402
+
+# --8<-- [start:basics]
+import torch
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+
+def current_modes():
+    inference, grad = torch.is_inference_mode_enabled(), torch.is_grad_enabled()
+    return f"inference mode {inference}, grad mode {grad}"
+
+
+with torch.inference_mode():
+    print("inside: ", current_modes())
+    y = x * 2
+print("outside:", current_modes())
+
+print("y =", y.tolist(), " requires_grad:", y.requires_grad, " grad_fn:", y.grad_fn)
+print("y.is_inference():", y.is_inference(), "  x.is_inference():", x.is_inference())
+# --8<-- [end:basics]
+
+# --8<-- [start:version-no-grad]
+with torch.no_grad():
+    n = x * 2
+    n.add_(1)  # an in-place change: the version counter counts it
+print("made under no_grad: version", n._version, " is_inference", n.is_inference())
+# --8<-- [end:version-no-grad]
+
+# --8<-- [start:views]
+with torch.no_grad():
+    n = x * 2
+    n_view = n[:2]
+with torch.inference_mode():
+    y = x * 2
+    y_view = y[:2]
+
+
+def same_storage(a, b):
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+print(f"no_grad:        shares storage {same_storage(n, n_view)}, a view of n: {n_view._base is n}")
+print(f"inference_mode: shares storage {same_storage(y, y_view)}, a view of y: {y_view._base is y}")
+# --8<-- [end:views]
+
+# --8<-- [start:why-no-grad-keeps-them]
+w = torch.tensor([1.0, 1.0], requires_grad=True)
+with torch.no_grad():
+    features = torch.tensor([2.0, 3.0]) * 2  # made under no_grad
+loss = (w * features).sum()  # MulBackward0 saves features: d loss / d w = features
+features.add_(1)  # version 0 -> 1, and the graph notices
+# --8<-- [end:why-no-grad-keeps-them]
+
+# --8<-- [start:timing-mlp]
+import contextlib
+import statistics
+import time
+
+torch.manual_seed(0)
+torch.set_num_threads(1)  # one CPU thread: steadier timings
+model = torch.nn.Sequential(
+    torch.nn.Linear(32, 64),
+    torch.nn.ReLU(),
+    torch.nn.Linear(64, 64),
+    torch.nn.ReLU(),
+    torch.nn.Linear(64, 10),
+)
+batch = torch.randn(16, 32)
+MODES = {
+    "tracked": contextlib.nullcontext,  # grad mode on: the graph is recorded
+    "no_grad": torch.no_grad,
+    "inference_mode": torch.inference_mode,
+}
+
+
+def median_time(work, repeats, calls):
+    """Median over `repeats` runs of the time per call, with the three modes interleaved."""
+    times = {mode: [] for mode in MODES}
+    for _ in range(repeats):
+        for mode, switch in MODES.items():
+            with switch():
+                start = time.perf_counter()
+                for _ in range(calls):
+                    work()
+                times[mode].append((time.perf_counter() - start) / calls)
+    return {mode: statistics.median(t) for mode, t in times.items()}
+
+
+median_time(lambda: model(batch), repeats=3, calls=50)  # warm up first
+mlp = median_time(lambda: model(batch), repeats=31, calls=200)
+print("method: median of 31 runs of 200 forward passes each, modes interleaved, 1 thread")
+print(f"tracked / no_grad:        {mlp['tracked'] / mlp['no_grad']:.1f}")
+print(f"tracked / inference_mode: {mlp['tracked'] / mlp['inference_mode']:.1f}")
+print(f"no_grad / inference_mode: {mlp['no_grad'] / mlp['inference_mode']:.1f}")
+# --8<-- [end:timing-mlp]
+
+# --8<-- [start:timing-views]
+v = torch.ones(4, requires_grad=True)
+
+
+def many_small_views():
+    t = v
+    for _ in range(100):  # 300 tiny operations, 200 of them views
+        t = (t * 1.0001).view(2, 2).view(4)
+    return t
+
+
+median_time(many_small_views, repeats=3, calls=5)  # warm up first
+views = median_time(many_small_views, repeats=21, calls=10)
+print("method: median of 21 runs of 10 calls each, modes interleaved, 1 thread")
+print(f"tracked / no_grad:        {views['tracked'] / views['no_grad']:.1f}")
+print(f"no_grad / inference_mode: {views['no_grad'] / views['inference_mode']:.1f}")
+# --8<-- [end:timing-views]
+
+# --8<-- [start:limit-setup]
+torch.manual_seed(0)
+backbone = torch.nn.Linear(4, 3)
+head = torch.nn.Linear(3, 1)  # the part we want to train
+data = torch.randn(5, 4)
+
+with torch.inference_mode():
+    cached = backbone(data)  # features computed once, to train the head on later
+print("cached.is_inference():", cached.is_inference())
+# --8<-- [end:limit-setup]
+
+# --8<-- [start:not-saved]
+bias = torch.zeros(3, requires_grad=True)
+shifted = cached + bias  # addition saves neither input: d/d bias = 1
+shifted.sum().backward()
+print("bias.grad =", bias.grad.tolist(), " shifted.is_inference():", shifted.is_inference())
+# --8<-- [end:not-saved]
+
+# --8<-- [start:inplace-outside]
+before = cached.tolist()  # the numbers, as a Python list, to compare with afterwards
+# --8<-- [end:inplace-outside]
+
+# On the page, the block above goes on with `cached.add_(1)`, which raises an error:
+with contextlib.suppress(RuntimeError):
+    cached.add_(1)
+
+# --8<-- [start:changed-anyway]
+print("cached changed anyway:", cached.tolist() != before)
+print("by exactly +1:", torch.allclose(cached - torch.tensor(before), torch.ones_like(cached)))
+
+with torch.inference_mode():
+    cached = backbone(data)  # compute the features again, as they were
+# --8<-- [end:changed-anyway]
+
+# --8<-- [start:clone]
+features = cached.clone()  # outside inference mode: a normal tensor
+print("features.is_inference():", features.is_inference())
+
+loss = head(features).pow(2).mean()
+loss.backward()
+print("head.weight.grad is set:", head.weight.grad is not None)
+
+version = features._version
+features.add_(1)  # in place: allowed, and counted
+print("in-place changes counted:", features._version - version)
+# --8<-- [end:clone]
+
+# --8<-- [start:clone-check]
+# The gradient is the same as with features computed under no_grad:
+head.weight.grad = None
+with torch.no_grad():
+    same_features = backbone(data)
+head(same_features).pow(2).mean().backward()
+from_no_grad = head.weight.grad.clone()
+
+head.weight.grad = None
+head(cached.clone()).pow(2).mean().backward()
+print("same gradient:", torch.equal(head.weight.grad, from_no_grad))
+# --8<-- [end:clone-check]
+
+# --8<-- [start:is-inference]
+normal = torch.ones(2)
+with torch.inference_mode():
+    made_inside = normal * 2
+    normal.add_(1)  # an in-place change to a normal tensor, inside
+    inside_view = normal[:1]  # a view of a normal tensor, inside
+
+
+@torch.inference_mode()
+def predict(t):
+    return head(t)
+
+
+for name, t in [
+    ("a parameter (head.weight)", head.weight),
+    ("made inside inference_mode", made_inside),
+    ("normal tensor changed in place inside", normal),
+    ("view of a normal tensor, taken inside", inside_view),
+    ("returned by an @inference_mode function", predict(features)),
+    ("clone of an inference tensor, outside", made_inside.clone()),
+]:
+    print(f"{name:40} is_inference() = {t.is_inference()}")
+# --8<-- [end:is-inference]
+
+# --8<-- [start:switch-off]
+with torch.inference_mode():
+    print("inside:", torch.is_inference_mode_enabled())
+    with torch.inference_mode(False):  # off again, inside
+        print("inside inference_mode(False):", torch.is_inference_mode_enabled())
+        z = x * 2
+print("z: requires_grad", z.requires_grad, " grad_fn", z.grad_fn.name())
+print("z.is_inference():", z.is_inference())
+# --8<-- [end:switch-off]
