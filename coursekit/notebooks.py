@@ -52,6 +52,8 @@ EXERCISES = (
     "check-a-gradient",
     "network-by-hand",
     "tiny-autograd",
+    "freeze-all-but-the-last-layer",
+    "validation-loop",
 )
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
