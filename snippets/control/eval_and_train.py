@@ -201,7 +201,9 @@ def evaluate_and_restore(model: nn.Module, x: torch.Tensor, y: torch.Tensor):
     try:
         with torch.no_grad():
             logits = model(x)
-            return F.cross_entropy(logits, y).item(), (logits.argmax(1) == y).float().mean().item()
+            loss = F.cross_entropy(logits, y).item()
+            accuracy = (logits.argmax(dim=1) == y).float().mean().item()
+        return loss, accuracy
     finally:
         model.train(was_training)  # even if the forward pass raised
 
