@@ -1,0 +1,263 @@
+"""Examples for the chapter "Freezing parameters and transfer learning".
+
+Each region is included by docs/control/freezing.md. Run the whole file with
+`python snippets/control/freezing.py`.
+"""
+# ruff: noqa: E402
+
+# --8<-- [start:one-parameter]
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+layer = nn.Linear(3, 1)
+x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+
+layer(x).sum().backward()
+print("both trainable:")
+print("  weight.grad:", layer.weight.grad)
+print("  bias.grad:  ", layer.bias.grad)
+
+layer.zero_grad()  # sets both .grad back to None
+layer.weight.requires_grad_(False)  # freeze the weight, in place
+layer(x).sum().backward()
+print("weight frozen:")
+print("  weight.requires_grad:", layer.weight.requires_grad)
+print("  weight.grad:", layer.weight.grad)
+print("  bias.grad:  ", layer.bias.grad)
+# --8<-- [end:one-parameter]
+
+
+# --8<-- [start:count]
+def count(model: nn.Module) -> tuple[int, int]:
+    """(trainable, total) numbers of parameter values in a model."""
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    total = sum(p.numel() for p in model.parameters())
+    return trainable, total
+
+
+def grads_that_are_none(model: nn.Module) -> list[str]:
+    """The names of the parameters whose .grad is None."""
+    return [name for name, p in model.named_parameters() if p.grad is None]
+
+
+# --8<-- [end:count]
+
+# --8<-- [start:module]
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2))
+for name, p in model.named_parameters():
+    shape = str(tuple(p.shape))
+    print(f"{name:9} shape {shape:7} {p.numel():3} values")
+print("trainable, total:", count(model))
+
+model[0].requires_grad_(False)  # a module: every parameter inside it
+model[2].requires_grad_(False)
+print("after freezing layers 0 and 2:", count(model))
+
+inputs = torch.randn(5, 4)
+model(inputs).sum().backward()
+print(".grad is None for:", grads_that_are_none(model))
+# --8<-- [end:module]
+
+# --8<-- [start:graph]
+out = model(inputs).sum()
+print("out.grad_fn:", out.grad_fn.name())
+nodes, stack = [], [out.grad_fn]
+while stack:  # walk the recorded graph from the output back to the leaves
+    node = stack.pop()
+    nodes.append(type(node).__name__)
+    stack.extend(child for child, _ in node.next_functions if child is not None)
+print("nodes:", nodes)
+print("AccumulateGrad nodes (one per trainable leaf):", nodes.count("AccumulateGrad"))
+# --8<-- [end:graph]
+
+# --8<-- [start:all-frozen]
+model.requires_grad_(False)  # now the last layer too
+print("trainable, total:", count(model))
+out = model(inputs).sum()
+print("out.requires_grad:", out.requires_grad, " out.grad_fn:", out.grad_fn)
+# --8<-- [end:all-frozen]
+
+# --8<-- [start:stale-grad]
+w = nn.Parameter(torch.tensor([1.0, 2.0]))
+optimizer = torch.optim.SGD([w], lr=0.1, momentum=0.9, weight_decay=0.1)
+
+(w**2).sum().backward()  # dL/dw = 2w = [2, 4]
+optimizer.step()
+print("after one training step:", w.data)
+
+w.requires_grad_(False)  # freeze it, but the old gradient is still in w.grad
+print("w.grad after freezing:", w.grad)
+optimizer.step()
+print("after a step with the stale gradient:", w.data)
+# --8<-- [end:stale-grad]
+
+# --8<-- [start:zero-grad-kept]
+w = nn.Parameter(torch.tensor([1.0, 2.0]))
+optimizer = torch.optim.SGD([w], lr=0.1, momentum=0.9, weight_decay=0.1)
+(w**2).sum().backward()
+optimizer.step()
+w.requires_grad_(False)
+
+for step in range(1, 4):
+    optimizer.zero_grad(set_to_none=False)  # w.grad becomes zeros, not None
+    optimizer.step()
+    print(f"frozen step {step}: w.grad = {w.grad.tolist()}, w = {w.data}")
+# --8<-- [end:zero-grad-kept]
+
+# --8<-- [start:adam]
+v = nn.Parameter(torch.tensor([1.0, 2.0]))
+adam = torch.optim.Adam([v], lr=0.1)
+(v**2).sum().backward()  # gradients 2 and 4
+adam.step()
+print(f"after one Adam step: v = {v.data}")
+v.requires_grad_(False)
+for step in range(1, 4):
+    adam.zero_grad(set_to_none=False)
+    adam.step()
+    print(f"Adam, frozen step {step}: v.grad = {v.grad.tolist()}, v = {v.data}")
+# --8<-- [end:adam]
+
+# --8<-- [start:grad-none-skipped]
+optimizer.zero_grad()  # the default, set_to_none=True: w.grad is None again
+before = w.detach().clone()
+optimizer.step()
+print("w.grad:", w.grad, " w moved:", not torch.equal(w, before))
+# --8<-- [end:grad-none-skipped]
+
+# --8<-- [start:only-trainable]
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+model[0].requires_grad_(False)
+trainable = [p for p in model.parameters() if p.requires_grad]
+optimizer = torch.optim.SGD(trainable, lr=0.1, momentum=0.9, weight_decay=0.1)
+print("parameter tensors in the optimizer:", len(optimizer.param_groups[0]["params"]))
+
+frozen_before = model[0].weight.detach().clone()
+last_before = model[2].weight.detach().clone()
+for _ in range(3):
+    optimizer.zero_grad(set_to_none=False)
+    model(inputs).sum().backward()
+    optimizer.step()
+print("frozen layer unchanged:", torch.equal(model[0].weight, frozen_before))
+print("last layer changed:    ", not torch.equal(model[2].weight, last_before))
+print("tensors with optimizer state (momentum):", len(optimizer.state))
+# --8<-- [end:only-trainable]
+
+# --8<-- [start:task-a]
+import copy
+
+
+def signals(points: torch.Tensor) -> torch.Tensor:
+    """Three smooth signals of a point (x1, x2) in the plane, one column each."""
+    x1, x2 = points[:, 0], points[:, 1]
+    return torch.stack([torch.sin(2 * x1), torch.cos(2 * x2), torch.sin(x1 + x2)], dim=1)
+
+
+torch.manual_seed(0)
+points_a = torch.rand(256, 2) * 4 - 2  # 256 points in the square [-2, 2] x [-2, 2]
+targets_a = signals(points_a)  # task A: predict all three signals
+
+body = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh())
+model_a = nn.Sequential(body, nn.Linear(16, 3))  # the body, then a head for task A
+optimizer = torch.optim.Adam(model_a.parameters(), lr=0.03)
+for step in range(200):
+    optimizer.zero_grad()
+    loss = ((model_a(points_a) - targets_a) ** 2).mean()
+    loss.backward()
+    optimizer.step()
+    if step in (0, 199):
+        print(f"task A, step {step + 1:3}: loss {loss.item():.4f}")
+# --8<-- [end:task-a]
+
+# --8<-- [start:task-b]
+mix = torch.tensor([[1.0], [-1.0], [1.0]])  # task B: s1 - s2 + s3
+
+
+def task_b(points: torch.Tensor) -> torch.Tensor:
+    return signals(points) @ mix
+
+
+points_b = torch.rand(32, 2) * 4 - 2  # only 32 labelled points to learn from
+targets_b = task_b(points_b)
+test_points = torch.rand(256, 2) * 4 - 2  # 256 more, never trained on
+test_targets = task_b(test_points)
+
+
+def train_b(model: nn.Module, steps: int, lr: float) -> tuple[list[float], list[float]]:
+    """Adam on task B, over the trainable parameters only; (train, test) loss per step."""
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.Adam(trainable, lr=lr)
+    train_losses, test_losses = [], []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = ((model(points_b) - targets_b) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        train_losses.append(loss.item())
+        with torch.no_grad():  # measuring only: no graph needed
+            test_losses.append(((model(test_points) - test_targets) ** 2).mean().item())
+    return train_losses, test_losses
+
+
+print("task B test targets: mean square", round((test_targets**2).mean().item(), 4))
+# --8<-- [end:task-b]
+
+# --8<-- [start:feature-extraction]
+torch.manual_seed(1)
+frozen_body = copy.deepcopy(body)  # a copy, so the trained body stays as it is
+frozen_body.requires_grad_(False)
+model_b = nn.Sequential(frozen_body, nn.Linear(16, 1))  # a new head for task B
+print("trainable, total:", count(model_b))
+
+extract_train, extract_test = train_b(model_b, steps=100, lr=0.03)
+print(".grad is None for:", grads_that_are_none(model_b))
+pairs = zip(frozen_body.parameters(), body.parameters(), strict=True)
+print("body unchanged:", all(torch.equal(new, old) for new, old in pairs))
+print(f"after 100 steps: train loss {extract_train[-1]:.4f}, test loss {extract_test[-1]:.4f}")
+after_extraction = copy.deepcopy(model_b.state_dict())  # kept for a comparison below
+# --8<-- [end:feature-extraction]
+
+# --8<-- [start:fine-tuning]
+frozen_body.requires_grad_(True)  # unfreeze everything
+print("trainable, total:", count(model_b))
+
+tune_train, tune_test = train_b(model_b, steps=100, lr=0.003)  # 10 times smaller
+print(".grad is None for:", grads_that_are_none(model_b))
+print(f"after 100 more steps: train loss {tune_train[-1]:.4f}, test loss {tune_test[-1]:.4f}")
+# --8<-- [end:fine-tuning]
+
+# --8<-- [start:learning-rate]
+for lr in (0.003, 0.03):
+    trial = copy.deepcopy(model_b)
+    trial.load_state_dict(after_extraction)  # back to the end of feature extraction
+    trial.requires_grad_(True)
+    _, test = train_b(trial, steps=100, lr=lr)
+    worst = max(test)
+    print(
+        f"fine-tuning at lr {lr}: worst test loss {worst:.4f} (step {test.index(worst) + 1}),"
+        f" last {test[-1]:.4f}"
+    )
+# --8<-- [end:learning-rate]
+
+# --8<-- [start:scratch]
+torch.manual_seed(1)
+scratch = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
+print("trainable, total:", count(scratch))
+scratch_train, scratch_test = train_b(scratch, steps=200, lr=0.03)
+print(f"after 100 steps: train loss {scratch_train[99]:.4f}, test loss {scratch_test[99]:.4f}")
+print(f"after 200 steps: train loss {scratch_train[-1]:.4f}, test loss {scratch_test[-1]:.4f}")
+# --8<-- [end:scratch]
+
+# --8<-- [start:summary]
+transfer_test = extract_test + tune_test  # steps 1-100 frozen, then 101-200 all
+print(f"{'run':30} {'train loss':>10} {'test loss':>10}")
+for name, train, test in [
+    ("feature extraction (100)", extract_train, extract_test),
+    ("then fine-tuning (+100)", tune_train, tune_test),
+    ("from scratch (200)", scratch_train, scratch_test),
+]:
+    print(f"{name:30} {train[-1]:10.4f} {test[-1]:10.4f}")
+print("test loss, scratch / transfer:", round(scratch_test[-1] / transfer_test[-1], 1))
+# --8<-- [end:summary]

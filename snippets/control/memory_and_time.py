@@ -1,0 +1,274 @@
+"""Examples for the chapter "What tracking costs: memory and time".
+
+Each region is included by docs/control/memory-and-time.md. Run the whole file with
+`python snippets/control/memory_and_time.py`. The timing regions print ratios and
+verdicts, never raw seconds.
+"""
+# ruff: noqa: E402
+
+# --8<-- [start:saved-one]
+import torch
+from torch import nn
+
+a = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+b = a.sin()  # d sin(a)/da = cos(a): backward needs a
+c = b.exp()  # d exp(b)/db = exp(b): backward needs the result c
+print("b's node saved a:", torch.equal(b.grad_fn._saved_self, a))
+print("c's node saved c:", torch.equal(c.grad_fn._saved_result, c))
+# --8<-- [end:saved-one]
+
+
+# --8<-- [start:recorder]
+def saved_while(function, *args):
+    """Call function(*args); return its result and every tensor autograd saved meanwhile."""
+    saved = []
+
+    def pack(tensor):  # called once for each tensor a node saves
+        saved.append(tensor.detach())  # detach: see the note below
+        return tensor.detach()
+
+    def unpack(tensor):  # called when backward needs the tensor again
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        result = function(*args)
+    return result, saved
+
+
+def kind_of(tensor, model, inputs) -> str:
+    """Whose memory a saved tensor is: a parameter's, the input's, or new."""
+    key = tensor.untyped_storage().data_ptr()
+    if key in {p.untyped_storage().data_ptr() for p in model.parameters()}:
+        return "a parameter"
+    if key == inputs.untyped_storage().data_ptr():
+        return "the input"
+    return "made in the forward pass"
+
+
+def kept_bytes(saved, model, inputs) -> int:
+    """Bytes of the saved tensors made in the forward pass, once per block of memory."""
+    made = {
+        t.untyped_storage().data_ptr(): t.untyped_storage().nbytes()
+        for t in saved
+        if kind_of(t, model, inputs) == "made in the forward pass"
+    }
+    return sum(made.values())
+
+
+def describe(saved, model, inputs) -> None:
+    first_seen = {}  # block of memory -> the number of the first tensor that uses it
+    for number, tensor in enumerate(saved, start=1):
+        key = tensor.untyped_storage().data_ptr()
+        same = f"  (the same memory as #{first_seen[key]})" if key in first_seen else ""
+        first_seen.setdefault(key, number)
+        shape = str(tuple(tensor.shape))
+        print(f"#{number}: shape {shape:10} {kind_of(tensor, model, inputs)}{same}")
+    print(f"saved tensors: {len(saved)}, distinct blocks of memory: {len(first_seen)}")
+    print("bytes kept only for backward:", kept_bytes(saved, model, inputs))
+
+
+# --8<-- [end:recorder]
+
+# --8<-- [start:mlp]
+torch.manual_seed(0)
+model = nn.Sequential(
+    nn.Linear(100, 200), nn.ReLU(), nn.Linear(200, 200), nn.ReLU(), nn.Linear(200, 10)
+)
+x = torch.randn(64, 100)  # a batch of 64 examples; x does not require grad
+
+out, saved = saved_while(model, x)
+describe(saved, model, x)
+# --8<-- [end:mlp]
+
+# --8<-- [start:no-grad]
+with torch.no_grad():
+    out, saved = saved_while(model, x)
+print("under no_grad:", len(saved), "tensors saved")
+print("out.grad_fn:", out.grad_fn)
+# --8<-- [end:no-grad]
+
+# --8<-- [start:input-grad]
+x_tracked = x.clone().requires_grad_()  # an input that requires grad, for no reason
+out, saved = saved_while(model, x_tracked)
+describe(saved, model, x_tracked)
+
+out.sum().backward()
+print("x_tracked.grad:", tuple(x_tracked.grad.shape), "computed, and never used")
+model.zero_grad()
+# --8<-- [end:input-grad]
+
+# --8<-- [start:frozen]
+model[0].requires_grad_(False)  # freeze the first linear layer (chapter 4)
+out, saved = saved_while(model, x)
+print("first layer frozen:")
+describe(saved, model, x)
+
+model[2].requires_grad_(False)  # and the second
+out, saved = saved_while(model, x)
+print("first two layers frozen:")
+describe(saved, model, x)
+model.requires_grad_(True)  # unfreeze for the rest of the page
+# --8<-- [end:frozen]
+
+# --8<-- [start:batch-size]
+for batch in (64, 128, 256):
+    inputs = torch.randn(batch, 100)
+    _, saved = saved_while(model, inputs)
+    by_hand = 2 * batch * 200 * 4  # two hidden outputs of batch x 200 float32 values
+    print(f"batch {batch:3}: {kept_bytes(saved, model, inputs):6} bytes kept, by hand {by_hand}")
+# --8<-- [end:batch-size]
+
+# --8<-- [start:timing-method]
+import statistics
+import time
+
+
+def time_per_call(run, calls: int) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        run()
+    return (time.perf_counter() - start) / calls
+
+
+def median_ratio(slow, fast, repeats: int = 51, calls: int = 10) -> float:
+    """The median, over `repeats` rounds, of time(slow) / time(fast), timed side by side.
+
+    Timing the two in the same round, one right after the other, means that a slower
+    moment of a shared machine slows both, and the ratio stays the same.
+    """
+    slow(), fast()  # warm up
+    ratios = [time_per_call(slow, calls) / time_per_call(fast, calls) for _ in range(repeats)]
+    return statistics.median(ratios)
+
+
+def forward_tracked():
+    model(x)
+
+
+def forward_no_grad():
+    with torch.no_grad():
+        model(x)
+
+
+def training_step():  # forward and backward, as in training
+    model.zero_grad()
+    model(x).sum().backward()
+
+
+# --8<-- [end:timing-method]
+
+# --8<-- [start:timing-big]
+torch.manual_seed(0)
+print("method: time.perf_counter, 10 calls per timing, median ratio of 51 paired rounds")
+tracked_vs_off = median_ratio(forward_tracked, forward_no_grad)
+step_vs_off = median_ratio(training_step, forward_no_grad)
+print(f"forward with tracking / forward under no_grad: {tracked_vs_off:.1f}")
+print(f"training step (forward + backward) / forward under no_grad: {step_vs_off:.1f}")
+print("tracking costs the forward pass less than 50% extra:", tracked_vs_off < 1.5)
+print("a training step costs more than 2 forward passes:", step_vs_off > 2)
+# --8<-- [end:timing-big]
+
+# --8<-- [start:timing-small]
+torch.manual_seed(0)
+layers = [m for _ in range(8) for m in (nn.Linear(16, 16), nn.ReLU())]
+small = nn.Sequential(*layers)  # 16 small layers
+one = torch.randn(1, 16)  # one example
+
+
+def small_tracked():
+    small(one)
+
+
+def small_no_grad():
+    with torch.no_grad():
+        small(one)
+
+
+ratio = median_ratio(small_tracked, small_no_grad)
+print(f"16 small layers, one example: tracked / no_grad = {ratio:.1f}")
+print("tracking is at least 10% slower here:", ratio > 1.1)
+# --8<-- [end:timing-small]
+
+# --8<-- [start:live-tracker]
+import weakref
+
+
+class Saved:
+    """What the graph keeps for one saved tensor (a weak reference can point to it)."""
+
+    def __init__(self, tensor: torch.Tensor) -> None:
+        self.tensor = tensor
+
+
+alive = weakref.WeakSet()  # the Saved objects some graph still holds
+
+
+def pack(tensor):
+    box = Saved(tensor.detach())
+    alive.add(box)
+    return box
+
+
+def unpack(box):
+    return box.tensor
+
+
+def kept_alive() -> str:
+    """The saved tensors that graphs still hold, and their bytes (once per storage)."""
+    storages = {
+        b.tensor.untyped_storage().data_ptr(): b.tensor.untyped_storage().nbytes() for b in alive
+    }
+    return f"{len(alive):2} saved tensors, {sum(storages.values()):6} bytes"
+
+
+def nodes_in(tensor: torch.Tensor) -> int:
+    """How many nodes of a graph can be reached from tensor.grad_fn."""
+    seen, stack = set(), [tensor.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            stack.extend(child for child, _ in node.next_functions)
+    return len(seen)
+
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(100, 200), nn.ReLU(), nn.Linear(200, 10))
+batch, targets = torch.randn(64, 100), torch.randn(64, 10)
+# --8<-- [end:live-tracker]
+
+# --8<-- [start:log-tensor]
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    total = 0.0
+    for step in range(1, 6):
+        loss = ((net(batch) - targets) ** 2).mean()
+        total = total + loss  # a tensor: it carries the graph of every loss
+        print(f"step {step}: {kept_alive()}, graph of total: {nodes_in(total)} nodes")
+del loss, total
+print("after del:", kept_alive())
+# --8<-- [end:log-tensor]
+
+# --8<-- [start:log-item]
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    total = 0.0
+    for step in range(1, 6):
+        loss = ((net(batch) - targets) ** 2).mean()
+        total += loss.item()  # a Python float: no graph attached
+        print(f"step {step}: {kept_alive()}, total is a {type(total).__name__}")
+del loss
+print("after del:", kept_alive())
+# --8<-- [end:log-item]
+
+# --8<-- [start:log-training]
+optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    total = 0.0
+    for step in range(1, 6):
+        optimizer.zero_grad()
+        loss = ((net(batch) - targets) ** 2).mean()
+        loss.backward()  # frees the saved tensors of this graph
+        optimizer.step()
+        total = total + loss
+        print(f"step {step}: {kept_alive()}, graph of total: {nodes_in(total)} nodes")
+print("total.requires_grad:", total.requires_grad)
+# --8<-- [end:log-training]
