@@ -52,6 +52,8 @@ EXERCISES = (
     "check-a-gradient",
     "network-by-hand",
     "tiny-autograd",
+    "jvp-by-hand",
+    "second-derivative",
 )
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
