@@ -212,11 +212,19 @@ def flops(fn, *args):
 
 w, v40 = torch.randn(n), torch.randn(n)
 one_forward = flops(loss, w)
+costs = {
+    "the gradient": flops(gradient, w),
+    "one Hessian-vector product": flops(hessian_vector_product, w, v40),
+    "the Hessian, row by row": flops(hessian_row_by_row, w),
+    "torch.autograd.functional.hvp": flops(torch.autograd.functional.hvp, loss, w, v40),
+    "torch.autograd.functional.vhp": flops(torch.autograd.functional.vhp, loss, w, v40),
+}
 print(f"{n} weights; the work of each, in forward passes:")
-print("  the gradient:              ", flops(gradient, w) // one_forward)
-print("  one Hessian-vector product:", flops(hessian_vector_product, w, v40) // one_forward)
-print("  the Hessian, row by row:   ", flops(hessian_row_by_row, w) // one_forward)
-torch.testing.assert_close(hessian_row_by_row(w) @ v40, hessian_vector_product(w, v40))
+for name, cost in costs.items():
+    print(f"  {name + ':':31} {cost // one_forward}")
+hv = hessian_vector_product(w, v40)
+torch.testing.assert_close(hessian_row_by_row(w) @ v40, hv)
+torch.testing.assert_close(torch.autograd.functional.vhp(loss, w, v40)[1], hv)
 # --8<-- [end:flops]
 
 # --8<-- [start:penalty]
