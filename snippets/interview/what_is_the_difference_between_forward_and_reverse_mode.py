@@ -87,3 +87,34 @@ torch.testing.assert_close(torch.func.jacfwd(tall)(x2), torch.func.jacrev(tall)(
 ratio = flops(torch.func.jacrev(tall), x2) // flops(torch.func.jacfwd(tall), x2)
 print(f"2 inputs, 1000 outputs: jacrev does {ratio}x the work of jacfwd")
 # --8<-- [end:tall]
+
+# --8<-- [start:memory]
+import torch.autograd.forward_ad as fwAD
+from torch.autograd.graph import saved_tensors_hooks
+
+saved = []
+
+
+def pack(tensor):
+    """Runs for every tensor that an operation saves for a later backward pass."""
+    saved.append(tensor)
+    return tensor
+
+
+def chain(x):
+    for _ in range(10):  # ten tanh operations in a row
+        x = torch.tanh(x)
+    return x
+
+
+x100 = torch.randn(100)
+with saved_tensors_hooks(pack, lambda tensor: tensor):
+    chain(x100.clone().requires_grad_())  # a forward pass that reverse mode will need
+print("forward pass for reverse mode: saved", len(saved), "tensors")
+
+saved.clear()
+with saved_tensors_hooks(pack, lambda tensor: tensor), fwAD.dual_level():
+    out = chain(fwAD.make_dual(x100, torch.ones(100)))  # values and tangents together
+    tangent = fwAD.unpack_dual(out).tangent
+print("forward mode: saved", len(saved), "tensors")
+# --8<-- [end:memory]
