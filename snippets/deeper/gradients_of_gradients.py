@@ -145,9 +145,6 @@ for result in (hv_double_backward, hv_functional, hv_func):
     torch.testing.assert_close(result, H @ v)
 # --8<-- [end:hvp]
 
-# --8<-- [start:no-func-hvp]
-torch.func.hvp(f, (point,), (v,))
-# --8<-- [end:no-func-hvp]
 
 # --8<-- [start:count-passes]
 passes = {"backward": 0}
