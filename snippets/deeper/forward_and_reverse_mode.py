@@ -1,0 +1,328 @@
+"""Going deeper: reverse mode and forward mode (docs/deeper/forward-and-reverse-mode.md)."""
+# ruff: noqa: E402
+
+# --8<-- [start:quiet-start]
+import warnings
+
+import torch
+
+# The first forward-mode call of a process makes PyTorch 2.13 load its forward-mode
+# rules, which prints DeprecationWarnings about torch.jit.script. Make that call quietly.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    torch.func.jvp(torch.sin, (torch.zeros(1),), (torch.ones(1),))
+# --8<-- [end:quiet-start]
+
+# --8<-- [start:jacobian]
+import torch
+from torch.func import jacfwd, jacrev
+
+
+def f(x):
+    """From R^3 to R^2: y1 = x1 * x2 + x3, y2 = x2 * x3**2."""
+    x1, x2, x3 = x
+    return torch.stack([x1 * x2 + x3, x2 * x3**2])
+
+
+def jacobian_by_hand(x):
+    """Row i holds the derivatives of y_i, column j the derivatives by x_j."""
+    x1, x2, x3 = x.tolist()
+    return torch.tensor(
+        [
+            [x2, x1, 1.0],  # dy1/dx1, dy1/dx2, dy1/dx3
+            [0.0, x3**2, 2 * x2 * x3],  # dy2/dx1, dy2/dx2, dy2/dx3
+        ]
+    )
+
+
+x = torch.tensor([1.0, 2.0, 3.0])
+print("f(x) =", f(x))
+print("by hand:")
+print(jacobian_by_hand(x))
+print("jacrev(f)(x):")
+print(jacrev(f)(x))
+print("jacfwd(f)(x):")
+print(jacfwd(f)(x))
+# --8<-- [end:jacobian]
+
+# --8<-- [start:vjp]
+v = torch.tensor([1.0, -1.0])  # one weight per output
+
+x_leaf = x.clone().requires_grad_()
+y = f(x_leaf)
+y.backward(v)  # reverse mode: the vector-Jacobian product v^T J
+print("y.backward(v), then x.grad:", x_leaf.grad)
+
+_, vjp_fn = torch.func.vjp(f, x)  # the same product, as a function of v
+print("torch.func.vjp:            ", vjp_fn(v)[0])
+print("v @ J by hand:             ", v @ jacobian_by_hand(x))
+
+for i in range(2):
+    e_i = torch.eye(2)[i]
+    print(f"v = e{i + 1} gives row {i + 1} of J:", vjp_fn(e_i)[0])
+# --8<-- [end:vjp]
+
+# --8<-- [start:jvp]
+u = torch.tensor([1.0, 0.0, 1.0])  # one direction in input space
+
+y_value, tangent = torch.func.jvp(f, (x,), (u,))  # forward mode: J u
+print("torch.func.jvp returns f(x):", y_value, "and J u:", tangent)
+print("J @ u by hand:", jacobian_by_hand(x) @ u)
+
+for j in range(3):
+    e_j = torch.eye(3)[j]
+    print(f"u = e{j + 1} gives column {j + 1} of J:", torch.func.jvp(f, (x,), (e_j,))[1])
+# --8<-- [end:jvp]
+
+# --8<-- [start:dual]
+import torch.autograd.forward_ad as fwAD
+
+with fwAD.dual_level():
+    x_dual = fwAD.make_dual(x, u)  # every x_j carries the tangent u_j
+    x1, x2, x3 = x_dual
+    p = x1 * x2
+    y1 = p + x3
+    q = x3**2
+    y2 = x2 * q
+    for name, t in [("x1", x1), ("x2", x2), ("x3", x3), ("p", p), ("y1", y1), ("q", q), ("y2", y2)]:
+        value, tangent = fwAD.unpack_dual(t)
+        print(f"{name:>2}: value {value.item():4g}, tangent {tangent.item():3g}")
+    print("y2 has a grad_fn:", y2.grad_fn is not None)
+# --8<-- [end:dual]
+
+# --8<-- [start:count-jacobian]
+calls = {"f": 0, "backward": 0}
+
+
+def count_backward(grad_inputs, grad_outputs):
+    """A hook on a graph node: it runs each time a backward pass goes through the node."""
+    calls["backward"] += 1
+
+
+def f_counted(x):
+    calls["f"] += 1
+    return f(x)
+
+
+# Reverse mode: one forward pass, then one backward pass per output (per row).
+x_leaf = x.clone().requires_grad_()
+y = f_counted(x_leaf)
+y.grad_fn.register_hook(count_backward)
+rows = [torch.autograd.grad(y, x_leaf, torch.eye(2)[i], retain_graph=True)[0] for i in range(2)]
+print("reverse mode, row by row:", calls)
+
+# Forward mode: one forward pass with a tangent per input (per column).
+calls.update(f=0, backward=0)
+columns = [torch.func.jvp(f_counted, (x,), (torch.eye(3)[j],))[1] for j in range(3)]
+print("forward mode, column by column:", calls)
+
+print("same Jacobian:", torch.equal(torch.stack(rows), torch.stack(columns, dim=1)))
+# --8<-- [end:count-jacobian]
+
+# --8<-- [start:count-gradient]
+torch.manual_seed(0)
+X = torch.randn(16, 3)  # 16 examples, 3 features
+target = torch.randn(16)
+shapes = {"W1": (3, 4), "b1": (4,), "w2": (4,), "b2": ()}
+sizes = [torch.Size(s).numel() for s in shapes.values()]
+n = sum(sizes)  # the number of parameters
+
+
+def loss_fn(theta):
+    """A small network's mean squared error, as a function of all its parameters."""
+    calls["f"] += 1
+    W1, b1, w2, b2 = (
+        t.reshape(s) for t, s in zip(theta.split(sizes), shapes.values(), strict=True)
+    )
+    prediction = torch.tanh(X @ W1 + b1) @ w2 + b2
+    return ((prediction - target) ** 2).mean()
+
+
+theta = 0.5 * torch.randn(n)
+
+# Reverse mode: one forward pass and one backward pass give all n derivatives.
+calls.update(f=0, backward=0)
+theta_leaf = theta.clone().requires_grad_()
+loss = loss_fn(theta_leaf)
+loss.grad_fn.register_hook(count_backward)
+loss.backward()
+print(f"reverse mode, {n} parameters:", calls)
+reverse_grad = theta_leaf.grad
+
+# Forward mode: one pass per parameter, each gives one derivative dloss/dtheta_j.
+calls.update(f=0, backward=0)
+forward_grad = torch.stack(
+    [torch.func.jvp(loss_fn, (theta,), (torch.eye(n)[j],))[1] for j in range(n)]
+)
+print(f"forward mode, {n} parameters:", calls)
+
+torch.testing.assert_close(forward_grad, reverse_grad)
+print("the two gradients agree (assert_close passed)")
+# --8<-- [end:count-gradient]
+
+# --8<-- [start:paths]
+# loss = tanh(tanh(tanh(h))) with h = w . a: five inputs share one chain of k = 3 nodes.
+a = torch.tensor([1.0, -2.0, 0.5, 3.0, -1.0])
+w = torch.tensor([0.2, 0.1, -0.3, 0.05, 0.4])
+k = 3
+
+# Forward pass, keeping every value of the chain.
+values = [w @ a]  # h
+for _ in range(k):
+    values.append(torch.tanh(values[-1]))
+local = [1 - out**2 for out in values[1:]]  # d tanh(s)/ds = 1 - tanh(s)^2, one per chain node
+
+# Reverse mode: the adjoint dloss/dh is built once from the output side,
+# then every input reads off its own derivative with one more product.
+products = 0
+adjoint = torch.tensor(1.0)
+for d in reversed(local):
+    adjoint = adjoint * d
+    products += 1
+reverse = adjoint * a  # dloss/dw_j = dloss/dh * a_j, for all j at once
+products += len(a)
+print("reverse mode:", products, "products")
+
+# Forward mode: one sweep per input, each pushing a tangent through the whole chain.
+products = 0
+forward = []
+for j in range(len(a)):
+    tangent = a[j]  # dh/dw_j
+    products += 1
+    for d in local:
+        tangent = tangent * d
+        products += 1
+    forward.append(tangent)
+print("forward mode:", products, "products")
+
+w_leaf = w.clone().requires_grad_()
+loss = torch.tanh(torch.tanh(torch.tanh(w_leaf @ a)))
+loss.backward()
+torch.testing.assert_close(reverse, w_leaf.grad)
+torch.testing.assert_close(torch.stack(forward), w_leaf.grad)
+print("both equal w.grad:", w_leaf.grad)
+# --8<-- [end:paths]
+
+
+# --8<-- [start:wide-and-tall]
+def wide(x):
+    """R^6 -> R^2: the sum of squares, and a weighted sum with weights 1..6."""
+    return torch.stack([(x**2).sum(), (torch.arange(1.0, 7.0) * x).sum()])
+
+
+def tall(ab):
+    """R^2 -> R^6: y_k = a^2 t_k + a b t_k^2 at t = 0, 1, ..., 5."""
+    a, b = ab
+    t = torch.arange(6.0)
+    return a**2 * t + a * b * t**2
+
+
+x6 = torch.arange(6.0)
+ab = torch.tensor([1.0, 2.0])
+for name, fn, point in [("wide", wide, x6), ("tall", tall, ab)]:
+    J_rev, J_fwd = jacrev(fn)(point), jacfwd(fn)(point)
+    m, n = J_rev.shape
+    print(f"{name}: {n} inputs, {m} outputs; jacrev needs {m} VJPs, jacfwd needs {n} JVPs")
+    print(J_rev)
+    print("jacrev and jacfwd agree:", torch.equal(J_rev, J_fwd))
+# --8<-- [end:wide-and-tall]
+
+# --8<-- [start:batched]
+calls.update(f=0, backward=0)
+
+
+def tall_counted(ab):
+    calls["f"] += 1
+    return tall(ab)
+
+
+jacrev(tall_counted)(ab)
+print("jacrev called the function", calls["f"], "time")
+calls.update(f=0)
+jacfwd(tall_counted)(ab)
+print("jacfwd called the function", calls["f"], "time")
+# --8<-- [end:batched]
+
+# --8<-- [start:flops]
+from torch.utils.flop_counter import FlopCounterMode
+
+
+def network(n_in, n_out, hidden=16):
+    """x -> tanh(x A) B, with random A (n_in x hidden) and B (hidden x n_out)."""
+    A, B = torch.randn(n_in, hidden), torch.randn(hidden, n_out)
+    return lambda x: (torch.tanh(x.unsqueeze(0) @ A) @ B).squeeze(0)
+
+
+def flops(fn, *args):
+    """The floating-point operations of the matrix products that fn(*args) runs."""
+    counter = FlopCounterMode(display=False)
+    with counter:
+        fn(*args)
+    return counter.get_total_flops()
+
+
+torch.manual_seed(0)
+for name, n_in, n_out in [("wide", 100, 2), ("tall", 2, 100)]:
+    g = network(n_in, n_out)
+    point = torch.randn(n_in)
+    one_pass = flops(g, point)
+    by_rev = flops(jacrev(g), point)
+    by_fwd = flops(jacfwd(g), point)
+    torch.testing.assert_close(jacrev(g)(point), jacfwd(g)(point))
+    ratio = max(by_rev, by_fwd) / min(by_rev, by_fwd)
+    rev, fwd = by_rev // one_pass, by_fwd // one_pass
+    print(f"{name} ({n_in} -> {n_out}): jacrev {rev}, jacfwd {fwd} forward passes' worth of work;")
+    print(f"  the cheaper one costs {ratio:.0f}x less")
+# --8<-- [end:flops]
+
+# --8<-- [start:per-sample]
+from torch.func import functional_call, grad, vmap
+
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+X = torch.randn(5, 3)  # 5 examples
+target = torch.randn(5)
+
+
+def example_loss(params, x, t):
+    """The squared error of ONE example (x has shape (3,), t is a number)."""
+    prediction = functional_call(model, params, (x.unsqueeze(0),)).squeeze()
+    return (prediction - t) ** 2
+
+
+params = {name: p.detach() for name, p in model.named_parameters()}
+# grad differentiates by params; vmap maps over the examples (dim 0 of X and target).
+per_sample = vmap(grad(example_loss), in_dims=(None, 0, 0))(params, X, target)
+print(
+    "weight gradients:",
+    tuple(per_sample["weight"].shape),
+    " bias gradients:",
+    tuple(per_sample["bias"].shape),
+)
+
+# The same with a Python loop: one backward() per example.
+loop_weight, loop_bias = [], []
+for i in range(5):
+    model.zero_grad()
+    ((model(X[i : i + 1]).squeeze() - target[i]) ** 2).backward()
+    loop_weight.append(model.weight.grad.clone())
+    loop_bias.append(model.bias.grad.clone())
+torch.testing.assert_close(per_sample["weight"], torch.stack(loop_weight))
+torch.testing.assert_close(per_sample["bias"], torch.stack(loop_bias))
+print("vmap agrees with the loop (assert_close passed)")
+
+# By hand: with r_i = prediction_i - t_i, dloss_i/dw = 2 r_i x_i and dloss_i/db = 2 r_i.
+with torch.no_grad():
+    r = model(X).squeeze(1) - target
+torch.testing.assert_close(per_sample["weight"].squeeze(1), 2 * r.unsqueeze(1) * X)
+print("bias gradients, vmap:", per_sample["bias"].squeeze(1))
+print("bias gradients, 2r:  ", 2 * r)
+# --8<-- [end:per-sample]
+
+# --8<-- [start:per-sample-mean]
+model.zero_grad()
+((model(X).squeeze(1) - target) ** 2).mean().backward()
+torch.testing.assert_close(per_sample["weight"].mean(dim=0), model.weight.grad)
+print("mean of the per-sample weight gradients:", per_sample["weight"].mean(dim=0))
+print("weight.grad of the batch's mean loss:   ", model.weight.grad)
+# --8<-- [end:per-sample-mean]

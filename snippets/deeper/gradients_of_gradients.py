@@ -1,0 +1,302 @@
+"""Going deeper: gradients of gradients (docs/deeper/gradients-of-gradients.md)."""
+# ruff: noqa: E402
+
+# --8<-- [start:quiet-start]
+import warnings
+
+import torch
+
+# The first forward-mode call of a process makes PyTorch 2.13 load its forward-mode
+# rules, which prints DeprecationWarnings about torch.jit.script. Make that call quietly.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    torch.func.jvp(torch.sin, (torch.zeros(1),), (torch.ones(1),))
+# --8<-- [end:quiet-start]
+
+# --8<-- [start:x-cubed]
+import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x**3
+
+first = torch.autograd.grad(y, x, create_graph=True)[0]  # dy/dx = 3x^2
+second = torch.autograd.grad(first, x, create_graph=True)[0]  # d2y/dx2 = 6x
+third = torch.autograd.grad(second, x, create_graph=True)[0]  # d3y/dx3 = 6
+
+for name, d, by_hand in [
+    ("first", first, 3 * 2**2),
+    ("second", second, 6 * 2),
+    ("third", third, 6),
+]:
+    print(f"{name:>6}: {d.item():4g}   by hand {by_hand:2}   made by {d.grad_fn.name()}")
+# --8<-- [end:x-cubed]
+
+# --8<-- [start:fourth]
+fourth = torch.autograd.grad(third, x, create_graph=True)[0]  # d4y/dx4 = 0
+print("fourth:", fourth, " requires grad:", fourth.requires_grad)
+# --8<-- [end:fourth]
+
+# --8<-- [start:no-create-graph]
+x = torch.tensor(2.0, requires_grad=True)
+first = torch.autograd.grad(x**3, x)[0]  # no create_graph
+print("first:", first, " grad_fn:", first.grad_fn, " requires grad:", first.requires_grad)
+# --8<-- [end:no-create-graph]
+
+# --8<-- [start:graph-of-the-gradient]
+x = torch.tensor(2.0, requires_grad=True)
+y = x**3
+first = torch.autograd.grad(y, x, create_graph=True)[0]
+
+
+def walk(node, depth=0):
+    """Print a grad_fn node and, indented under it, the nodes it passes gradients to."""
+    print("    " * depth + node.name())
+    for child, _ in node.next_functions:
+        if child is not None:
+            walk(child, depth + 1)
+
+
+walk(first.grad_fn)
+# --8<-- [end:graph-of-the-gradient]
+
+# --8<-- [start:tanh]
+xs = (torch.arange(-15, 16) / 5).requires_grad_()  # -3.0, -2.8, ..., 3.0
+ys = torch.tanh(xs)
+# tanh works elementwise, so the gradient of the sum is the derivative at every point.
+d1 = torch.autograd.grad(ys.sum(), xs, create_graph=True)[0]
+d2 = torch.autograd.grad(d1.sum(), xs)[0]
+
+
+def tanh_d1(x):
+    return 1 - torch.tanh(x) ** 2
+
+
+def tanh_d2(x):
+    return -2 * torch.tanh(x) * (1 - torch.tanh(x) ** 2)
+
+
+torch.testing.assert_close(d1, tanh_d1(xs.detach()))
+torch.testing.assert_close(d2, tanh_d2(xs.detach()))
+print("autograd matches 1 - tanh^2 and -2 tanh (1 - tanh^2) at all 31 points")
+for i in [10, 15, 20]:  # x = -1, 0, 1
+    print(f"x = {xs[i].item():4}: f = {ys[i].item():7.4f}", end=", ")
+    print(f"f' = {d1[i].item():.4f}, f'' = {d2[i].item() + 0.0:7.4f}")
+# --8<-- [end:tanh]
+
+# --8<-- [start:backward-create-graph]
+torch.set_warn_always(True)  # show this warning every time, not once per process
+x = torch.tensor(2.0, requires_grad=True)
+(x**3).backward(create_graph=True)
+torch.set_warn_always(False)
+first = x.grad  # 3x^2 = 12, with a graph
+print("x.grad:", x.grad)
+first.backward()  # adds d2y/dx2 = 6x = 12 into x.grad
+print("x.grad after first.backward():", x.grad, "  first:", first)
+# --8<-- [end:backward-create-graph]
+
+
+# --8<-- [start:hessian]
+def f(x):
+    """From R^3 to R: f = x1^2 x2 + x2 x3^2."""
+    x1, x2, x3 = x
+    return x1**2 * x2 + x2 * x3**2
+
+
+def hessian_by_hand(x):
+    x1, x2, x3 = x.tolist()
+    return torch.tensor(
+        [
+            [2 * x2, 2 * x1, 0.0],
+            [2 * x1, 0.0, 2 * x3],
+            [0.0, 2 * x3, 2 * x2],
+        ]
+    )
+
+
+point = torch.tensor([1.0, 2.0, 3.0])
+H = torch.autograd.functional.hessian(f, point)
+print("torch.autograd.functional.hessian:")
+print(H)
+torch.testing.assert_close(torch.func.hessian(f)(point), H)
+torch.testing.assert_close(hessian_by_hand(point), H)
+print("torch.func.hessian and the hand Hessian agree (assert_close passed)")
+# --8<-- [end:hessian]
+
+# --8<-- [start:hvp]
+v = torch.tensor([1.0, 0.0, -1.0])
+
+# 1. Differentiate the gradient's dot product with v.
+x = point.clone().requires_grad_()
+g = torch.autograd.grad(f(x), x, create_graph=True)[0]  # the gradient, with its graph
+hv_double_backward = torch.autograd.grad(g @ v, x)[0]
+
+# 2. PyTorch's function for it: returns f(x) and H v.
+value, hv_functional = torch.autograd.functional.hvp(f, point, v)
+
+# 3. torch.func: forward mode over reverse mode, the JVP of the gradient function.
+_, hv_func = torch.func.jvp(torch.func.grad(f), (point,), (v,))
+
+print("gradient g:          ", g)
+print("grad of g . v:       ", hv_double_backward)
+print("functional.hvp:      ", hv_functional)
+print("jvp of torch.func.grad:", hv_func)
+print("H @ v:               ", H @ v)
+for result in (hv_double_backward, hv_functional, hv_func):
+    torch.testing.assert_close(result, H @ v)
+# --8<-- [end:hvp]
+
+
+# --8<-- [start:count-passes]
+passes = {"backward": 0}
+
+
+def count(grad):
+    """A hook on x: it runs each time a backward pass computes a gradient for x."""
+    passes["backward"] += 1
+
+
+x = point.clone().requires_grad_()
+x.register_hook(count)
+g = torch.autograd.grad(f(x), x, create_graph=True)[0]
+hv = torch.autograd.grad(g @ v, x, retain_graph=True)[0]
+print("one Hessian-vector product:", passes["backward"], "backward passes")
+
+passes["backward"] = 0
+g = torch.autograd.grad(f(x), x, create_graph=True)[0]
+rows = [torch.autograd.grad(g[i], x, retain_graph=True)[0] for i in range(3)]
+print("the whole Hessian, row by row:", passes["backward"], "backward passes")
+torch.testing.assert_close(torch.stack(rows), H)
+# --8<-- [end:count-passes]
+
+# --8<-- [start:flops]
+from torch.utils.flop_counter import FlopCounterMode
+
+torch.manual_seed(0)
+n = 40
+X = torch.randn(64, n)
+target = torch.randn(64, 1)
+
+
+def loss(w):
+    """A model with n weights: the mean squared error of tanh(X w)."""
+    return ((torch.tanh(X @ w.unsqueeze(1)) - target) ** 2).mean()
+
+
+def gradient(w):
+    w = w.clone().requires_grad_()
+    return torch.autograd.grad(loss(w), w)[0]
+
+
+def hessian_vector_product(w, v):
+    w = w.clone().requires_grad_()
+    g = torch.autograd.grad(loss(w), w, create_graph=True)[0]
+    return torch.autograd.grad(g @ v, w)[0]
+
+
+def hessian_row_by_row(w):
+    w = w.clone().requires_grad_()
+    g = torch.autograd.grad(loss(w), w, create_graph=True)[0]
+    return torch.stack([torch.autograd.grad(g[i], w, retain_graph=True)[0] for i in range(n)])
+
+
+def flops(fn, *args):
+    """The floating-point operations of the matrix products that fn(*args) runs."""
+    counter = FlopCounterMode(display=False)
+    with counter:
+        fn(*args)
+    return counter.get_total_flops()
+
+
+w, v40 = torch.randn(n), torch.randn(n)
+one_forward = flops(loss, w)
+costs = {
+    "the gradient": flops(gradient, w),
+    "one Hessian-vector product": flops(hessian_vector_product, w, v40),
+    "the Hessian, row by row": flops(hessian_row_by_row, w),
+    "torch.autograd.functional.hvp": flops(torch.autograd.functional.hvp, loss, w, v40),
+    "torch.autograd.functional.vhp": flops(torch.autograd.functional.vhp, loss, w, v40),
+}
+print(f"{n} weights; the work of each, in forward passes:")
+for name, cost in costs.items():
+    print(f"  {name + ':':31} {cost // one_forward}")
+hv = hessian_vector_product(w, v40)
+torch.testing.assert_close(hessian_row_by_row(w) @ v40, hv)
+torch.testing.assert_close(torch.autograd.functional.vhp(loss, w, v40)[1], hv)
+# --8<-- [end:flops]
+
+# --8<-- [start:penalty]
+torch.manual_seed(0)
+inputs = torch.rand(64, 2) * 4 - 2  # 64 points in the square [-2, 2] x [-2, 2]
+targets = torch.sin(2 * inputs[:, :1]) + 0.3 * torch.randn(64, 1)  # noisy labels
+
+
+def train(create_graph, steps=150, strength=0.1):
+    """Fit a small network to the data, with a penalty on the gradient by the input."""
+    torch.manual_seed(1)
+    model = torch.nn.Sequential(torch.nn.Linear(2, 32), torch.nn.Tanh(), torch.nn.Linear(32, 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
+    history = []
+    for _ in range(steps):
+        x = inputs.clone().requires_grad_()
+        prediction = model(x)
+        mse = ((prediction - targets) ** 2).mean()
+        # Row i of the gradient of the sum is d prediction_i / d x_i (rows are independent).
+        slope = torch.autograd.grad(
+            prediction.sum(), x, create_graph=create_graph, retain_graph=True
+        )[0]
+        penalty = (slope**2).sum(dim=1).mean()  # the mean of |d prediction / d input|^2
+        optimizer.zero_grad()
+        (mse + strength * penalty).backward()
+        optimizer.step()
+        history.append((mse.item(), penalty.item()))
+    return history
+
+
+with_graph = train(create_graph=True)
+without_graph = train(create_graph=False)
+no_penalty = train(create_graph=False, strength=0.0)
+for name, run in [("create_graph=True ", with_graph), ("create_graph=False", without_graph)]:
+    (mse0, pen0), (mse1, pen1) = run[0], run[-1]
+    highest = max(p for _, p in run)
+    print(f"{name}: penalty {pen0:.3f} -> {pen1:.3f} (highest {highest:.3f}),", end=" ")
+    print(f"mse {mse0:.3f} -> {mse1:.3f}")
+same = [m for m, _ in without_graph] == [m for m, _ in no_penalty]
+print("create_graph=False trains exactly as with no penalty at all:", same)
+# --8<-- [end:penalty]
+
+# --8<-- [start:penalty-silent]
+torch.manual_seed(1)
+model = torch.nn.Sequential(torch.nn.Linear(2, 32), torch.nn.Tanh(), torch.nn.Linear(32, 1))
+x = inputs.clone().requires_grad_()
+prediction = model(x)
+mse = ((prediction - targets) ** 2).mean()
+slope = torch.autograd.grad(prediction.sum(), x, retain_graph=True)[0]  # no create_graph
+penalty = (slope**2).sum(dim=1).mean()
+print("penalty requires grad:", penalty.requires_grad, " grad_fn:", penalty.grad_fn)
+with_penalty = torch.autograd.grad(mse + 0.1 * penalty, model[0].weight, retain_graph=True)[0]
+mse_only = torch.autograd.grad(mse, model[0].weight)[0]
+print("the weights' gradient is the MSE's alone:", torch.equal(with_penalty, mse_only))
+# --8<-- [end:penalty-silent]
+
+# --8<-- [start:maml]
+x_a, y_a = 1.0, 2.0  # the task's training example: the inner step learns from it
+x_b, y_b = 2.0, 3.0  # its validation example: the outer loss is measured on it
+alpha = 0.25  # the inner learning rate
+
+w = torch.tensor(0.5, requires_grad=True)
+inner_loss = (w * x_a - y_a) ** 2
+g = torch.autograd.grad(inner_loss, w, create_graph=True)[0]
+w_adapted = w - alpha * g  # one gradient step, recorded in the graph
+outer_loss = (w_adapted * x_b - y_b) ** 2
+meta_gradient = torch.autograd.grad(outer_loss, w)[0]
+print(
+    f"inner gradient {g.item()}, adapted weight {w_adapted.item()}, outer loss {outer_loss.item()}"
+)
+print("d outer_loss / dw, through the update:", meta_gradient.item())
+
+# First-order version: the inner gradient without its graph counts as a constant.
+g_const = torch.autograd.grad((w * x_a - y_a) ** 2, w)[0]
+outer_first_order = ((w - alpha * g_const) * x_b - y_b) ** 2
+first_order = torch.autograd.grad(outer_first_order, w)[0]
+print("first-order approximation:           ", first_order.item())
+# --8<-- [end:maml]
