@@ -52,6 +52,10 @@ EXERCISES = (
     "check-a-gradient",
     "network-by-hand",
     "tiny-autograd",
+    "broadcasting-gradient",
+    "embedding-backward",
+    "layer-norm-backward",
+    "train-the-tiny-engine",
 )
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
