@@ -21,7 +21,7 @@ import torch.nn.functional as F
 def compare(name: str, by_hand: torch.Tensor, by_autograd: torch.Tensor) -> None:
     """Fail loudly if the two differ in shape or beyond float rounding; else say so."""
     torch.testing.assert_close(by_hand, by_autograd)  # raises an error if they differ
-    print(f"{name:<12} {str(tuple(by_hand.shape)):<10} matches autograd")
+    print(f"{name:<12} {tuple(by_hand.shape)!s:<10} matches autograd")
 
 
 # --8<-- [end:compare]
@@ -177,8 +177,10 @@ if __name__ == "__main__":
         # By hand: d(a * b)/da = b, elementwise, in the shape of out; then sum it down.
         da = unbroadcast(upstream * b, a.shape)
         torch.testing.assert_close(da, a.grad)
-        print(f"a {shape_a!s:<10} b {shape_b!s:<10} out {tuple(out.shape)!s:<10}"
-              f" unbroadcast gives {tuple(da.shape)!s:<10} = a.grad")  # fmt: skip
+        print(
+            f"a {shape_a!s:<10} b {shape_b!s:<10} out {tuple(out.shape)!s:<10}"
+            f" unbroadcast gives {tuple(da.shape)!s:<10} = a.grad"
+        )
     # --8<-- [end:unbroadcast-check]
 
     # --8<-- [start:empty-dims]
@@ -194,8 +196,10 @@ if __name__ == "__main__":
     print("without keepdim:   ", tuple(grad.sum(dim=1).shape))
     print("the wrong axis:    ", tuple(grad.sum(dim=0, keepdim=True).shape))
     param = torch.zeros(4, 1)
-    print("param - 0.1 * (the gradient without keepdim) has shape",
-          tuple((param - 0.1 * grad.sum(dim=1)).shape))  # fmt: skip
+    print(
+        "param - 0.1 * (the gradient without keepdim) has shape",
+        tuple((param - 0.1 * grad.sum(dim=1)).shape),
+    )
     # --8<-- [end:wrong-sums]
 
     # --8<-- [start:sum-to-size]
@@ -356,7 +360,10 @@ if __name__ == "__main__":
 
     dz = softmax_backward(p.detach(), dp)
     compare("dz", dz, z.grad)
-    print("row 0 with the full matrix:", torch.allclose(softmax_jacobian(p[0].detach()).T @ dp[0], dz[0]))
+    print(
+        "row 0 with the full matrix:",
+        torch.allclose(softmax_jacobian(p[0].detach()).T @ dp[0], dz[0]),
+    )
     # --8<-- [end:softmax-vjp]
 
     # --8<-- [start:cross-entropy]
@@ -418,7 +425,9 @@ if __name__ == "__main__":
         """A classic slip: the backward treats sigma as a constant (no x_hat term)."""
 
         @staticmethod
-        def forward(ctx: Any, x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor) -> torch.Tensor:
+        def forward(
+            ctx: Any, x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor
+        ) -> torch.Tensor:
             y, (x_hat, sigma) = layer_norm_forward(x, gamma, beta)
             ctx.save_for_backward(x_hat, sigma, gamma)
             return y

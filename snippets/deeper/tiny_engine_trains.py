@@ -267,7 +267,9 @@ class MLP(Module):
 
 
 # --8<-- [start:data]
-def xor_clusters(n_per_cluster: int, noise: float, seed: int = 0) -> tuple[list[list[float]], list[int]]:
+def xor_clusters(
+    n_per_cluster: int, noise: float, seed: int = 0
+) -> tuple[list[list[float]], list[int]]:
     """Points around the four corners (±1, ±1); the label is the sign of x * y."""
     rng = random.Random(seed)
     points, labels = [], []
@@ -305,10 +307,16 @@ def torch_gradients(
     y = torch.tensor(labels, dtype=torch.float64)
     weights, biases = [], []
     for layer in model.layers:  # copy: one row of W per neuron, one entry of b
-        weights.append(torch.tensor([[w.data for w in n.w] for n in layer.neurons],
-                                    dtype=torch.float64, requires_grad=True))  # fmt: skip
-        biases.append(torch.tensor([n.b.data for n in layer.neurons],
-                                   dtype=torch.float64, requires_grad=True))  # fmt: skip
+        weights.append(
+            torch.tensor(
+                [[w.data for w in n.w] for n in layer.neurons],
+                dtype=torch.float64,
+                requires_grad=True,
+            )
+        )
+        biases.append(
+            torch.tensor([n.b.data for n in layer.neurons], dtype=torch.float64, requires_grad=True)
+        )
     h = X
     for i, (W, b) in enumerate(zip(weights, biases, strict=True)):
         h = h @ W.T + b
@@ -340,11 +348,15 @@ if __name__ == "__main__":
         y_t = torch.tensor(b, dtype=torch.float64, requires_grad=True)
         out_t = f(x_t, y_t)
         out_t.backward()
-        same = (math.isclose(out.data, out_t.item(), rel_tol=1e-12)
-                and math.isclose(x.grad, x_t.grad.item(), rel_tol=1e-12, abs_tol=1e-15)
-                and math.isclose(y.grad, y_t.grad.item(), rel_tol=1e-12, abs_tol=1e-15))  # fmt: skip
-        print(f"  a={a:<4g} b={b:<4g} out {out.data:<8.4g} grads {x.grad:<7.4g} {y.grad:<8.4g}"
-              f" same as PyTorch: {same}")  # fmt: skip
+        same = (
+            math.isclose(out.data, out_t.item(), rel_tol=1e-12)
+            and math.isclose(x.grad, x_t.grad.item(), rel_tol=1e-12, abs_tol=1e-15)
+            and math.isclose(y.grad, y_t.grad.item(), rel_tol=1e-12, abs_tol=1e-15)
+        )
+        print(
+            f"  a={a:<4g} b={b:<4g} out {out.data:<8.4g} grads {x.grad:<7.4g} {y.grad:<8.4g}"
+            f" same as PyTorch: {same}"
+        )
 
     cases = {
         "-a + b": lambda a, b: -a + b,
@@ -395,7 +407,9 @@ if __name__ == "__main__":
 
     # --8<-- [start:make-data]
     points, labels = xor_clusters(5, noise=0.35, seed=0)
-    print(len(points), "points,", labels.count(1), "labelled +1 and", labels.count(-1), "labelled -1")
+    print(
+        len(points), "points,", labels.count(1), "labelled +1 and", labels.count(-1), "labelled -1"
+    )
     for x, y in list(zip(points, labels, strict=True))[:4]:
         print(f"  ({x[0]:6.3f}, {x[1]:6.3f})  label {y:+d}")
     # --8<-- [end:make-data]
@@ -433,11 +447,14 @@ if __name__ == "__main__":
         accuracies.append(accuracy)
         if step % 10 == 0:  # every 10 steps: PyTorch's gradients at the same weights
             torch_loss, torch_grads = torch_gradients(model, points, labels)
-            difference = max(abs(p.grad - t) for p, t in
-                             zip(model.parameters(), torch_grads, strict=True))  # fmt: skip
+            difference = max(
+                abs(p.grad - t) for p, t in zip(model.parameters(), torch_grads, strict=True)
+            )
             checks.append((step, torch_loss))
-            print(f"step {step:2}  loss {loss.data:.4f}  accuracy {accuracy:4.0%}  "
-                  f"PyTorch's loss {torch_loss:.4f}  gradients agree to 1e-12: {difference < 1e-12}")  # fmt: skip
+            print(
+                f"step {step:2}  loss {loss.data:.4f}  accuracy {accuracy:4.0%}  "
+                f"PyTorch's loss {torch_loss:.4f}  gradients agree to 1e-12: {difference < 1e-12}"
+            )
         if step < steps:
             for p in model.parameters():
                 p.data -= lr * p.grad
@@ -457,7 +474,7 @@ if __name__ == "__main__":
 
     # --8<-- [start:linear-fails]
     linear = MLP(2, [1], seed=0)  # one neuron, no hidden layer: a straight boundary
-    for step in range(steps + 1):
+    for _ in range(steps + 1):
         loss, accuracy = hinge_loss(linear, points, labels)
         linear.zero_grad()
         loss.backward()

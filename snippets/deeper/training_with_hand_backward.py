@@ -112,8 +112,12 @@ if __name__ == "__main__":
     print("vocab:", vocab)
     print("inputs: ", inputs.tolist())
     print("targets:", targets.tolist())
-    print(f"{len(vocab)} tokens, {len(inputs)} examples;",
-          "'the' is an input", words[:-1].count("the"), "times")  # fmt: skip
+    print(
+        f"{len(vocab)} tokens, {len(inputs)} examples;",
+        "'the' is an input",
+        words[:-1].count("the"),
+        "times",
+    )
     # --8<-- [end:data]
 
     # --8<-- [start:best-possible]
@@ -132,12 +136,16 @@ if __name__ == "__main__":
     loss, cache = forward(params, inputs, targets)
     mine = backward_by_hand(params, inputs, targets, cache)
     theirs = autograd_gradients(params, inputs, targets)
-    print(f"loss at the start: {loss.item():.4f}   (log of {len(vocab)} = {math.log(len(vocab)):.4f})")
+    print(
+        f"loss at the start: {loss.item():.4f}   (log of {len(vocab)} = {math.log(len(vocab)):.4f})"
+    )
     for name in mine:
         torch.testing.assert_close(mine[name], theirs[name])  # raises if they differ
         largest = mine[name].abs().max().item()
-        print(f"d{name:<6} {tuple(mine[name].shape)!s:<7} largest entry {largest:.4f}"
-              "  matches autograd")  # fmt: skip
+        print(
+            f"d{name:<6} {tuple(mine[name].shape)!s:<7} largest entry {largest:.4f}"
+            "  matches autograd"
+        )
     # --8<-- [end:first-step]
 
     # --8<-- [start:train]
@@ -154,8 +162,10 @@ if __name__ == "__main__":
         worst.append(max((grads[k] - reference[k]).abs().max().item() for k in grads))
         losses.append(loss.item())
         if step % 20 == 0:
-            print(f"step {step:3}  loss {loss.item():.4f}  "
-                  f"max |hand - autograd| below 1e-6: {worst[-1] < 1e-6}")  # fmt: skip
+            print(
+                f"step {step:3}  loss {loss.item():.4f}  "
+                f"max |hand - autograd| below 1e-6: {worst[-1] < 1e-6}"
+            )
         if step < steps:
             for name in params:  # the update uses the hand-written gradients only
                 params[name] = params[name] - lr * grads[name]
@@ -186,8 +196,14 @@ if __name__ == "__main__":
         _, cache = forward(params, inputs, targets)
         probs = torch.softmax(cache["logits"], dim=1)
     row = probs[words.index("the")]  # the prediction after the word "the"
-    print("after 'the':", {w: round(row[vocab.index(w)].item(), 3) for w in ("cat", "mat", "dog", "log")})
+    print(
+        "after 'the':",
+        {w: round(row[vocab.index(w)].item(), 3) for w in ("cat", "mat", "dog", "log")},
+    )
     total = sum(after_the.values())  # how often 'the' is followed by a word
     print("the counts say:", {w: round(n / total, 3) for w, n in after_the.items()})
-    print(f"probability left for the other {len(vocab) - 4} words: {1 - sum(row[vocab.index(w)].item() for w in after_the):.3f}")
+    print(
+        f"probability left for the other {len(vocab) - 4} words:",
+        f"{1 - sum(row[vocab.index(w)].item() for w in after_the):.3f}",
+    )
     # --8<-- [end:learned]

@@ -1,4 +1,8 @@
-"""Interview: How does backprop handle broadcasting? (docs/interview/how-does-backprop-handle-broadcasting.md)"""
+"""Interview: How does backprop handle broadcasting?
+
+Included by docs/interview/how-does-backprop-handle-broadcasting.md.
+"""
+# ruff: noqa: E402
 
 # --8<-- [start:bias]
 import torch
@@ -22,7 +26,9 @@ for shape in [(3,), (4, 1), (1, 3), (2, 1, 3), ()]:
     grad = torch.randn(2, 4, 3)  # the gradient of a result of shape (2, 4, 3)
     (a + torch.zeros(2, 4, 3)).backward(grad)  # a is broadcast to (2, 4, 3)
     reduced = grad.sum_to_size(shape)  # sum over every dimension a was copied along
-    print(f"a of shape {str(shape):<10} a.grad equals grad.sum_to_size: {torch.equal(a.grad, reduced)}")
+    print(
+        f"a of shape {shape!s:<10} a.grad equals grad.sum_to_size: {torch.equal(a.grad, reduced)}"
+    )
 # --8<-- [end:any-shape]
 
 # --8<-- [start:by-hand]

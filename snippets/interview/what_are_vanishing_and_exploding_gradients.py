@@ -2,6 +2,7 @@
 
 Included by docs/interview/what-are-vanishing-and-exploding-gradients.md.
 """
+# ruff: noqa: E402
 
 # --8<-- [start:factor]
 import torch

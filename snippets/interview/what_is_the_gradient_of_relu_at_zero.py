@@ -1,4 +1,7 @@
-"""Interview: What is the gradient of relu at zero? (docs/interview/what-is-the-gradient-of-relu-at-zero.md)"""
+"""Interview: What is the gradient of relu at zero?
+
+Included by docs/interview/what-is-the-gradient-of-relu-at-zero.md.
+"""
 
 # --8<-- [start:relu]
 import torch
@@ -30,7 +33,9 @@ spellings = {
 for name, f in spellings.items():
     x = torch.tensor([-1.0, 0.0, 1.0])
     same_values = torch.equal(f(x), torch.relu(x))  # at -1, 0 and 1
-    print(f"{name:<25} gradient at 0: {grad_at(f, [0.0])[0]:<5g}  same values as relu: {same_values}")
+    print(
+        f"{name:<25} gradient at 0: {grad_at(f, [0.0])[0]:<5g}  same values as relu: {same_values}"
+    )
 # --8<-- [end:other-spellings]
 
 # --8<-- [start:abs-and-max]
@@ -54,7 +59,10 @@ for name, activation in [("torch.relu", torch.relu), ("x.clamp(min=0)", lambda z
     layer.zero_grad()
     pre = layer(padding)  # exactly 0 everywhere: W @ 0 + 0
     activation(pre).sum().backward()
-    print(f"{name:<15} pre-activations all 0: {bool((pre == 0).all())}  bias.grad = {layer.bias.grad.tolist()}")
+    print(
+        f"{name:<15} pre-activations all 0: {bool((pre == 0).all())}",
+        f" bias.grad = {layer.bias.grad.tolist()}",
+    )
 
 z = torch.randn(1_000_000)  # a typical pre-activation: random floats
 print("exact zeros among a million random pre-activations:", int((z == 0).sum()))

@@ -1,4 +1,7 @@
-"""Exercise D.3: the broadcasting gradient. Run it: python snippets/practice/broadcasting_gradient.py"""
+"""Exercise D.3: the broadcasting gradient.
+
+Run it: python snippets/practice/broadcasting_gradient.py
+"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
 # ruff: noqa: E402, F811
 
@@ -84,34 +87,52 @@ def diagnose(shape: tuple, out_shape: tuple, grad: torch.Tensor, got: object) ->
         return f"Not quite: {where}, expected a tensor, got {type(got).__name__}."
     got = got.detach().to(expected.dtype)
     if got.shape != expected.shape:
-        head = (f"Not quite: {where}, expected a gradient of shape {tuple(expected.shape)},"
-                f" got shape {tuple(got.shape)}.")  # fmt: skip
+        head = (
+            f"Not quite: {where}, expected a gradient of shape {tuple(expected.shape)},"
+            f" got shape {tuple(got.shape)}."
+        )
         if got.dim() == expected.dim():
             unsummed = [i for i in range(got.dim()) if got.shape[i] != expected.shape[i]]
             if all(expected.shape[i] == 1 and got.shape[i] == grad.shape[i] for i in unsummed):
-                return head + (f" Dimension {', '.join(map(str, unsummed))} has size 1 in the"
-                               " input but was not summed: sum it with keepdim=True.")  # fmt: skip
+                return head + (
+                    f" Dimension {', '.join(map(str, unsummed))} has size 1 in the"
+                    " input but was not summed: sum it with keepdim=True."
+                )
         if got.dim() == 0:
-            return head + (" It is a single number: a sum over every dimension. Note that"
-                           " grad.sum(dim=()) with an empty tuple sums over all of them.")  # fmt: skip
-        if got.numel() == expected.numel() and torch.allclose(got.reshape(expected.shape), expected):
-            return head + (" The numbers are right, but a dimension of size 1 was dropped:"
-                           " sum the expanded dimensions with keepdim=True.")  # fmt: skip
+            return head + (
+                " It is a single number: a sum over every dimension. Note that"
+                " grad.sum(dim=()) with an empty tuple sums over all of them."
+            )
+        if got.numel() == expected.numel() and torch.allclose(
+            got.reshape(expected.shape), expected
+        ):
+            return head + (
+                " The numbers are right, but a dimension of size 1 was dropped:"
+                " sum the expanded dimensions with keepdim=True."
+            )
         if got.dim() > len(shape):
-            return head + (" Some dimensions are still there: sum away the leading ones that"
-                           " broadcasting added, and the expanded ones of size 1.")  # fmt: skip
-        return head + (" Broadcasting lines shapes up from the right: sum the leading"
-                       " dimensions, then the ones where the input has size 1.")  # fmt: skip
+            return head + (
+                " Some dimensions are still there: sum away the leading ones that"
+                " broadcasting added, and the expanded ones of size 1."
+            )
+        return head + (
+            " Broadcasting lines shapes up from the right: sum the leading"
+            " dimensions, then the ones where the input has size 1."
+        )
     if torch.allclose(got, expected, atol=1e-5):
         return None
     copies = grad.numel() // max(expected.numel(), 1)
     if copies > 1 and torch.allclose(got * copies, expected, atol=1e-5):
-        return (f"Not quite: {where}, expected {first(expected)} (first entries),"
-                f" got {first(got)}: the mean instead of the sum. Every copy adds its"
-                " whole gradient.")  # fmt: skip
-    return (f"Not quite: {where}, expected {first(expected)} (first entries),"
-            f" got {first(got)}: the shape is right but the sums are over the wrong"
-            " dimensions.")  # fmt: skip
+        return (
+            f"Not quite: {where}, expected {first(expected)} (first entries),"
+            f" got {first(got)}: the mean instead of the sum. Every copy adds its"
+            " whole gradient."
+        )
+    return (
+        f"Not quite: {where}, expected {first(expected)} (first entries),"
+        f" got {first(got)}: the shape is right but the sums are over the wrong"
+        " dimensions."
+    )
 
 
 def check() -> str:
@@ -124,10 +145,12 @@ def check() -> str:
         try:
             got = function(grad.clone(), shape)
         except Exception as error:  # the learner's function may raise anything
-            return (f"Not quite: for an input of shape {shape} broadcast to {out_shape},"
-                    f" expected a gradient of shape {shape}, got an error:"
-                    f" {type(error).__name__}: {error}. Check the shape after each sum; note"
-                    " that grad.sum(dim=()), with an empty tuple, sums over every dimension.")  # fmt: skip
+            return (
+                f"Not quite: for an input of shape {shape} broadcast to {out_shape},"
+                f" expected a gradient of shape {shape}, got an error:"
+                f" {type(error).__name__}: {error}. Check the shape after each sum; note"
+                " that grad.sum(dim=()), with an empty tuple, sums over every dimension."
+            )
         verdict = diagnose(shape, out_shape, grad, got)
         if verdict is not None:
             return verdict

@@ -89,17 +89,23 @@ def check() -> str:
         except Exception as error:  # the learner's function may raise anything
             hint = ""
             if tokens.dim() > 1:
-                hint = (" It works on a flat list but not on a (B, T) batch: flatten the ids"
-                        " with tokens.reshape(-1) and dout with dout.reshape(-1, D).")  # fmt: skip
-            return (f"Not quite: {what}, expected a ({vocab_size}, {dim}) gradient, got an"
-                    f" error: {type(error).__name__}: {error}.{hint}")  # fmt: skip
+                hint = (
+                    " It works on a flat list but not on a (B, T) batch: flatten the ids"
+                    " with tokens.reshape(-1) and dout with dout.reshape(-1, D)."
+                )
+            return (
+                f"Not quite: {what}, expected a ({vocab_size}, {dim}) gradient, got an"
+                f" error: {type(error).__name__}: {error}.{hint}"
+            )
         if got is Ellipsis or got is None:
             return "Not done yet: embedding_backward returns nothing yet; replace the ... in it."
         if not isinstance(got, torch.Tensor):
             return f"Not quite: {what}, expected a tensor, got {type(got).__name__}."
         if tuple(got.shape) != (vocab_size, dim):
-            return (f"Not quite: {what}, expected a gradient of shape ({vocab_size}, {dim}),"
-                    f" one row per token of the vocabulary, got shape {tuple(got.shape)}.")  # fmt: skip
+            return (
+                f"Not quite: {what}, expected a gradient of shape ({vocab_size}, {dim}),"
+                f" one row per token of the vocabulary, got shape {tuple(got.shape)}."
+            )
         got = got.detach().to(expected.dtype)
         if torch.allclose(got, expected):
             continue
@@ -112,22 +118,30 @@ def check() -> str:
             one_row = all(any(torch.allclose(got[v], r) for r in flat[ids == v]) for v in repeated)
             averaged = all(torch.allclose(got[v] * counts[v], expected[v]) for v in repeated)
             if one_row:
-                why = ("only one of their rows: repeated ids must ADD their rows."
-                       " dE[tokens] = dout and dE[tokens] += dout keep one write per row; use"
-                       " dE.index_add_(0, ids, rows) or index_put_ with accumulate=True.")  # fmt: skip
+                why = (
+                    "only one of their rows: repeated ids must ADD their rows."
+                    " dE[tokens] = dout and dE[tokens] += dout keep one write per row; use"
+                    " dE.index_add_(0, ids, rows) or index_put_ with accumulate=True."
+                )
             elif averaged:
                 why = "the mean of their rows instead of the sum."
             else:
                 why = "something other than the sum of their rows of dout."
-            return (f"Not quite: {what}, the tokens that appear more than once are wrong:"
-                    f" expected {rows(expected, repeated)}, got {rows(got, repeated)}."
-                    f" They got {why}")  # fmt: skip
+            return (
+                f"Not quite: {what}, the tokens that appear more than once are wrong:"
+                f" expected {rows(expected, repeated)}, got {rows(got, repeated)}."
+                f" They got {why}"
+            )
         if unused and wrong == unused:
-            return (f"Not quite: {what}, expected zero rows for tokens that never appear,"
-                    f" got {rows(got, unused)}. Start dE from zeros.")  # fmt: skip
-        return (f"Not quite: {what}, expected {rows(expected, wrong[:2])},"
-                f" got {rows(got, wrong[:2])}. Row v of dE is the sum of the rows of dout"
-                " at the positions where token v was looked up.")  # fmt: skip
+            return (
+                f"Not quite: {what}, expected zero rows for tokens that never appear,"
+                f" got {rows(got, unused)}. Start dE from zeros."
+            )
+        return (
+            f"Not quite: {what}, expected {rows(expected, wrong[:2])},"
+            f" got {rows(got, wrong[:2])}. Row v of dE is the sum of the rows of dout"
+            " at the positions where token v was looked up."
+        )
     return "Correct: embedding_backward matches autograd, repeated tokens and batches included."
 
 

@@ -1,6 +1,6 @@
 """Exercise D.5: layer norm backward. Run it: python snippets/practice/layer_norm_backward.py"""
 # Each region is a self-contained cell (page, notebook), so imports repeat.
-# ruff: noqa: E402, F811
+# ruff: noqa: E402, F811, F841
 
 # --8<-- [start:starter]
 import torch
@@ -73,7 +73,11 @@ F.layer_norm(x, (5,), gamma, beta).backward(dy)  # PyTorch's own layer norm
 with torch.no_grad():
     _, x_hat, sigma = layer_norm_forward(x, gamma, beta)
     dx, dgamma, dbeta = layer_norm_backward(dy, x_hat, sigma, gamma)
-for name, mine, theirs in [("dx", dx, x.grad), ("dgamma", dgamma, gamma.grad), ("dbeta", dbeta, beta.grad)]:
+for name, mine, theirs in [
+    ("dx", dx, x.grad),
+    ("dgamma", dgamma, gamma.grad),
+    ("dbeta", dbeta, beta.grad),
+]:
     torch.testing.assert_close(mine, theirs)  # raises if they differ
     print(f"{name:<6} {tuple(mine.shape)} matches autograd")
 print("every row of dx sums to 0 (to 1e-6):", bool(dx.sum(dim=1).abs().max() < 1e-6))
@@ -104,14 +108,21 @@ def check() -> str:
     try:
         result = function(dy.clone(), x_hat.clone(), sigma.clone(), gamma.detach().clone())
     except Exception as error:  # the learner's function may raise anything
-        return (f"Not quite: expected dx, dgamma and dbeta, got an error:"
-                f" {type(error).__name__}: {error}.")  # fmt: skip
+        return (
+            f"Not quite: expected dx, dgamma and dbeta, got an error:"
+            f" {type(error).__name__}: {error}."
+        )
     if not isinstance(result, tuple) or len(result) != 3:
-        return "Not quite: expected layer_norm_backward to return three tensors, dx, dgamma, dbeta."
+        return (
+            "Not quite: expected layer_norm_backward to return three tensors, dx, dgamma"
+            f" and dbeta, got {type(result).__name__}"
+            f"{f' of length {len(result)}' if isinstance(result, tuple) else ''}."
+        )
     if any(part is Ellipsis or part is None for part in result):
         return "Not done yet: layer_norm_backward still returns a ...; replace each ... in it."
     if not all(isinstance(part, torch.Tensor) for part in result):
-        return "Not quite: expected three tensors, dx, dgamma and dbeta."
+        kinds = ", ".join(type(part).__name__ for part in result)
+        return f"Not quite: expected three tensors, dx, dgamma and dbeta, got {kinds}."
     dx, dgamma, dbeta = (part.detach().to(torch.float64) for part in result)
 
     def short(t: torch.Tensor) -> list[float]:
@@ -119,21 +130,34 @@ def check() -> str:
 
     for name, got, expected, rule in [
         ("dbeta", dbeta, beta.grad, "beta was added to every row: sum dy over the rows"),
-        ("dgamma", dgamma, gamma.grad, "gamma multiplied x_hat in every row: sum dy * x_hat over the rows"),
+        (
+            "dgamma",
+            dgamma,
+            gamma.grad,
+            "gamma multiplied x_hat in every row: sum dy * x_hat over the rows",
+        ),
     ]:
         if got.shape != expected.shape:
-            return (f"Not quite: expected {name} of shape {tuple(expected.shape)}, got"
-                    f" {tuple(got.shape)}: {rule}.")  # fmt: skip
+            return (
+                f"Not quite: expected {name} of shape {tuple(expected.shape)}, got"
+                f" {tuple(got.shape)}: {rule}."
+            )
         if not torch.allclose(got, expected):
-            return f"Not quite: expected {name} = {short(expected)}..., got {short(got)}...: {rule}."
+            return (
+                f"Not quite: expected {name} = {short(expected)}..., got {short(got)}...: {rule}."
+            )
     if dx.shape != x.shape:
-        return f"Not quite: expected dx of shape {tuple(x.shape)}, the shape of x, got {tuple(dx.shape)}."
+        return (
+            f"Not quite: expected dx of shape {tuple(x.shape)}, the shape of x,"
+            f" got {tuple(dx.shape)}."
+        )
     if torch.allclose(dx, x.grad):
         return "Correct: dx, dgamma and dbeta match autograd's gradients of F.layer_norm."
     g = gamma.detach()
 
-    def formula(dx_hat: torch.Tensor, mean_term: bool = True, sigma_term: bool = True,
-                divide: bool = True) -> torch.Tensor:  # fmt: skip
+    def formula(
+        dx_hat: torch.Tensor, mean_term: bool = True, sigma_term: bool = True, divide: bool = True
+    ) -> torch.Tensor:
         out = dx_hat.clone()
         if mean_term:
             out = out - dx_hat.mean(dim=-1, keepdim=True)
@@ -142,21 +166,29 @@ def check() -> str:
         return out / sigma if divide else out
 
     known = [
-        (formula(dy * g, sigma_term=False),
-         "the term - x_hat * mean(dx_hat * x_hat) is missing: sigma depends on x too"),
-        (formula(dy * g, mean_term=False),
-         "the term - mean(dx_hat) is missing: the mean depends on x too"),
-        (formula(dy * g, mean_term=False, sigma_term=False),
-         "both correction terms are missing: the mean and sigma depend on x"),
+        (
+            formula(dy * g, sigma_term=False),
+            "the term - x_hat * mean(dx_hat * x_hat) is missing: sigma depends on x too",
+        ),
+        (
+            formula(dy * g, mean_term=False),
+            "the term - mean(dx_hat) is missing: the mean depends on x too",
+        ),
+        (
+            formula(dy * g, mean_term=False, sigma_term=False),
+            "both correction terms are missing: the mean and sigma depend on x",
+        ),
         (formula(dy), "dx uses dy where it needs dx_hat = dy * gamma"),
         (formula(dy * g, divide=False), "the division by sigma is missing"),
     ]
     for candidate, diagnosis in known:
         if torch.allclose(dx, candidate):
             return f"Not quite: expected dx = {short(x.grad)}..., got {short(dx)}...: {diagnosis}."
-    return (f"Not quite: expected dx = {short(x.grad)}... (row 0), got {short(dx)}...."
-            " dx = (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat)) / sigma, with the"
-            " means along each row (keepdim=True).")  # fmt: skip
+    return (
+        f"Not quite: expected dx = {short(x.grad)}... (row 0), got {short(dx)}...."
+        " dx = (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat)) / sigma, with the"
+        " means along each row (keepdim=True)."
+    )
 
 
 try:

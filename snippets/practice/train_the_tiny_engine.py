@@ -3,7 +3,6 @@
 # ruff: noqa: E402, F811
 
 # --8<-- [start:starter]
-import math
 import random
 
 
@@ -85,8 +84,7 @@ class Module:
     def parameters(self):
         return []
 
-    def zero_grad(self):
-        ...  # replace ...: set the gradient of every parameter to 0
+    def zero_grad(self): ...  # replace ...: set the gradient of every parameter to 0
 
 
 class Neuron(Module):
@@ -96,7 +94,7 @@ class Neuron(Module):
         self.nonlinear = nonlinear
 
     def __call__(self, x):
-        z = sum(wi * xi for wi, xi in zip(self.w, x)) + self.b
+        z = sum(wi * xi for wi, xi in zip(self.w, x, strict=True)) + self.b
         return z.relu() if self.nonlinear else z
 
     def parameters(self):
@@ -118,8 +116,10 @@ class MLP(Module):
     def __init__(self, n_inputs, sizes, seed=0):
         rng = random.Random(seed)
         dims = [n_inputs, *sizes]
-        self.layers = [Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
-                       for i in range(len(sizes))]  # fmt: skip
+        self.layers = [
+            Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
+            for i in range(len(sizes))
+        ]
 
     def __call__(self, x):
         for layer in self.layers:
@@ -143,7 +143,7 @@ def xor_clusters(n_per_cluster, noise, seed=0):
 
 def hinge_loss(model, points, labels):
     """The mean of max(0, 1 - y * score) over the points."""
-    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels)]
+    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels, strict=True)]
     return sum(losses) / len(losses)
 
 
@@ -164,7 +164,6 @@ def train_step(model, points, labels, lr):
 # --8<-- [end:starter]
 
 # --8<-- [start:solution]
-import math
 import random
 
 
@@ -258,7 +257,7 @@ class Neuron(Module):
         self.nonlinear = nonlinear
 
     def __call__(self, x):
-        z = sum(wi * xi for wi, xi in zip(self.w, x)) + self.b
+        z = sum(wi * xi for wi, xi in zip(self.w, x, strict=True)) + self.b
         return z.relu() if self.nonlinear else z
 
     def parameters(self):
@@ -280,8 +279,10 @@ class MLP(Module):
     def __init__(self, n_inputs, sizes, seed=0):
         rng = random.Random(seed)
         dims = [n_inputs, *sizes]
-        self.layers = [Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
-                       for i in range(len(sizes))]  # fmt: skip
+        self.layers = [
+            Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
+            for i in range(len(sizes))
+        ]
 
     def __call__(self, x):
         for layer in self.layers:
@@ -305,7 +306,7 @@ def xor_clusters(n_per_cluster, noise, seed=0):
 
 def hinge_loss(model, points, labels):
     """The mean of max(0, 1 - y * score) over the points."""
-    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels)]
+    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels, strict=True)]
     return sum(losses) / len(losses)
 
 
@@ -325,7 +326,7 @@ for step in range(41):
     loss = train_step(model, points, labels, lr=0.2)
     if step % 10 == 0:
         print(f"step {step:2}  loss {loss:.4f}")
-right = sum((model(x).data > 0) == (y > 0) for x, y in zip(points, labels))
+right = sum((model(x).data > 0) == (y > 0) for x, y in zip(points, labels, strict=True))
 print(f"{right} of {len(points)} points classified right")
 # --8<-- [end:solution]
 
@@ -338,8 +339,13 @@ import torch
 
 def torch_run(start: list, points: list, labels: list, lr: float, steps: int, mode: str) -> tuple:
     """Train the network's copy in PyTorch; return the losses and the final weights."""
-    layers = [(torch.tensor(w, dtype=torch.float64, requires_grad=True),
-               torch.tensor(b, dtype=torch.float64, requires_grad=True)) for w, b in start]  # fmt: skip
+    layers = [
+        (
+            torch.tensor(w, dtype=torch.float64, requires_grad=True),
+            torch.tensor(b, dtype=torch.float64, requires_grad=True),
+        )
+        for w, b in start
+    ]
     X = torch.tensor(points, dtype=torch.float64)
     y = torch.tensor(labels, dtype=torch.float64)
     params = [t for pair in layers for t in pair]
@@ -379,20 +385,26 @@ def check() -> str:
     for p in params:
         p.grad = 1.5
     model.zero_grad()
-    if any(p.data != v for p, v in zip(params, values)):
-        return ("Not quite: zero_grad() should leave the parameters' values alone, expected"
-                " p.data unchanged, got new values: set p.grad to 0, not p.data.")  # fmt: skip
+    if any(p.data != v for p, v in zip(params, values, strict=True)):
+        return (
+            "Not quite: zero_grad() should leave the parameters' values alone, expected"
+            " p.data unchanged, got new values: set p.grad to 0, not p.data."
+        )
     if all(p.grad == 1.5 for p in params):
         return "Not done yet: zero_grad() does not clear the gradients yet; replace the ... in it."
     cleared = sum(p.grad == 0 for p in params)
     if cleared != len(params):
-        return (f"Not quite: zero_grad() should set every gradient to 0, expected"
-                f" {len(params)} cleared, got {cleared}: loop over all of self.parameters().")  # fmt: skip
+        return (
+            f"Not quite: zero_grad() should set every gradient to 0, expected"
+            f" {len(params)} cleared, got {cleared}: loop over all of self.parameters()."
+        )
 
     # 2. three training steps, next to PyTorch.
     model = mlp_class(2, [4, 4, 1], seed=0)
-    start = [([[w.data for w in n.w] for n in layer.neurons], [n.b.data for n in layer.neurons])
-             for layer in model.layers]  # fmt: skip
+    start = [
+        ([[w.data for w in n.w] for n in layer.neurons], [n.b.data for n in layer.neurons])
+        for layer in model.layers
+    ]
     points, labels = found["xor_clusters"](5, noise=0.35, seed=0)
     lr, steps = 0.2, 3
     original_backward, calls = value_class.backward, []
@@ -409,33 +421,47 @@ def check() -> str:
     if not calls:
         return "Not done yet: train_step() never calls loss.backward(); replace the ... in it."
     got = [p.data for p in model.parameters()]
-    start_flat = [w for ws, bs in start for row, b in zip(ws, bs) for w in [*row, b]]
+    start_flat = [w for ws, bs in start for row, b in zip(ws, bs, strict=True) for w in [*row, b]]
     expected_losses, expected = torch_run(start, points, labels, lr, steps, "right")
 
     def same(a: list, b: list) -> bool:
-        return len(a) == len(b) and all(abs(u - v) <= 1e-9 * (1 + abs(v)) for u, v in zip(a, b))
+        return len(a) == len(b) and all(
+            abs(u - v) <= 1e-9 * (1 + abs(v)) for u, v in zip(a, b, strict=True)
+        )
 
     if same(got, expected):
         if not all(isinstance(r, float) for r in returned) or not same(returned, expected_losses):
-            return (f"Not quite: the weights are right, but train_step should return the loss"
-                    f" before each step, expected {[round(v, 4) for v in expected_losses]},"
-                    f" got {returned}.")  # fmt: skip
-        return (f"Correct: after {steps} steps every weight equals PyTorch's, and the loss fell"
-                f" from {expected_losses[0]:.4f} to {expected_losses[-1]:.4f}.")  # fmt: skip
-    head = (f"Not quite: after {steps} steps the first weight should be {expected[0]:.6f}"
-            f" (PyTorch, from {start_flat[0]:.6f}), got {got[0]:.6f}.")  # fmt: skip
+            return (
+                f"Not quite: the weights are right, but train_step should return the loss"
+                f" before each step, expected {[round(v, 4) for v in expected_losses]},"
+                f" got {returned}."
+            )
+        return (
+            f"Correct: after {steps} steps every weight equals PyTorch's, and the loss fell"
+            f" from {expected_losses[0]:.4f} to {expected_losses[-1]:.4f}."
+        )
+    head = (
+        f"Not quite: after {steps} steps, expected the first weight to be {expected[0]:.6f}"
+        f" (PyTorch, from {start_flat[0]:.6f}), got {got[0]:.6f}."
+    )
     if same(got, start_flat):
         if all(p.grad == 0 for p in model.parameters()):
-            return head + (" No weight moved, because every gradient was 0 when the update ran:"
-                           " zero_grad() must come before backward(), not between backward()"
-                           " and the update.")  # fmt: skip
+            return head + (
+                " No weight moved, because every gradient was 0 when the update ran:"
+                " zero_grad() must come before backward(), not between backward()"
+                " and the update."
+            )
         return head + " No weight moved: update each p.data with lr * p.grad after backward()."
     if same(got, torch_run(start, points, labels, lr, steps, "no zero_grad")[1]):
-        return head + (" Your weights are those of a run that never clears the gradients: call"
-                       " model.zero_grad() in every step, before loss.backward().")  # fmt: skip
+        return head + (
+            " Your weights are those of a run that never clears the gradients: call"
+            " model.zero_grad() in every step, before loss.backward()."
+        )
     if same(got, torch_run(start, points, labels, lr, steps, "ascent")[1]):
-        return head + (" Your weights moved up the gradient, so the loss grows: subtract,"
-                       " p.data -= lr * p.grad.")  # fmt: skip
+        return head + (
+            " Your weights moved up the gradient, so the loss grows: subtract,"
+            " p.data -= lr * p.grad."
+        )
     return head + " Each step: model.zero_grad(), loss.backward(), then p.data -= lr * p.grad."
 
 

@@ -3,7 +3,7 @@
 Each region replaces the starter cell; the check must answer "Not quite" with the right
 diagnosis.
 """
-# ruff: noqa: E402, F811
+# ruff: noqa: E402, F811, F401
 
 # --8<-- [start:no-keepdim]
 # Forgets keepdim: the expanded dimensions of size 1 are summed away, not kept.
@@ -19,6 +19,8 @@ def unbroadcast(grad, shape):
     if copied:
         grad = grad.sum(dim=copied)
     return grad
+
+
 # --8<-- [end:no-keepdim]
 
 # --8<-- [start:leading-only]
@@ -31,6 +33,8 @@ def unbroadcast(grad, shape):
     if extra > 0:
         grad = grad.sum(dim=tuple(range(extra)))
     return grad
+
+
 # --8<-- [end:leading-only]
 
 # --8<-- [start:empty-dims]
@@ -46,6 +50,8 @@ def unbroadcast(grad, shape):
     if copied:
         grad = grad.sum(dim=copied, keepdim=True)
     return grad
+
+
 # --8<-- [end:empty-dims]
 
 # --8<-- [start:mean]
@@ -62,6 +68,8 @@ def unbroadcast(grad, shape):
     if copied:
         grad = grad.mean(dim=copied, keepdim=True)
     return grad
+
+
 # --8<-- [end:mean]
 
 # --8<-- [start:unchanged]
@@ -71,6 +79,8 @@ import torch
 
 def unbroadcast(grad, shape):
     return grad
+
+
 # --8<-- [end:unchanged]
 
 # --8<-- [start:from-the-left]
@@ -87,4 +97,6 @@ def unbroadcast(grad, shape):
     if copied:
         grad = grad.sum(dim=copied, keepdim=True)
     return grad
+
+
 # --8<-- [end:from-the-left]

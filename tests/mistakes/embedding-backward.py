@@ -15,6 +15,8 @@ def embedding_backward(tokens, dout, vocab_size):
     dE = torch.zeros(vocab_size, dim, dtype=dout.dtype)
     dE[tokens.reshape(-1)] += dout.reshape(-1, dim)
     return dE
+
+
 # --8<-- [end:plus-equals]
 
 # --8<-- [start:overwrite]
@@ -26,6 +28,8 @@ def embedding_backward(tokens, dout, vocab_size):
     dE = torch.zeros(vocab_size, dout.shape[-1], dtype=dout.dtype)
     dE[tokens] = dout
     return dE
+
+
 # --8<-- [end:overwrite]
 
 # --8<-- [start:no-flatten]
@@ -37,6 +41,8 @@ def embedding_backward(tokens, dout, vocab_size):
     dE = torch.zeros(vocab_size, dout.shape[-1], dtype=dout.dtype)
     dE.index_add_(0, tokens, dout)
     return dE
+
+
 # --8<-- [end:no-flatten]
 
 # --8<-- [start:mean]
@@ -50,6 +56,8 @@ def embedding_backward(tokens, dout, vocab_size):
     dE = torch.zeros(vocab_size, dim, dtype=dout.dtype).index_add_(0, ids, rows)
     counts = torch.bincount(ids, minlength=vocab_size).clamp(min=1)
     return dE / counts[:, None].to(dE.dtype)
+
+
 # --8<-- [end:mean]
 
 # --8<-- [start:empty-start]
@@ -63,4 +71,6 @@ def embedding_backward(tokens, dout, vocab_size):
     dE[tokens.reshape(-1)] = 0.0
     dE.index_add_(0, tokens.reshape(-1), dout.reshape(-1, dim))
     return dE
+
+
 # --8<-- [end:empty-start]

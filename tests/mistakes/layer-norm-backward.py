@@ -3,7 +3,7 @@
 Each region replaces the starter cell; the check must answer "Not quite" with the right
 diagnosis.
 """
-# ruff: noqa: E402, F811
+# ruff: noqa: E402, F811, F401
 
 # --8<-- [start:sigma-constant]
 # Treats sigma as a constant: the x_hat * mean(dx_hat * x_hat) term is missing.
@@ -24,10 +24,11 @@ def layer_norm_backward(dy, x_hat, sigma, gamma):
     dbeta = dy.sum(dim=0)
     dx_hat = dy * gamma
     dx = (
-        dx_hat
-        - dx_hat.mean(dim=-1, keepdim=True)  # the mean depends on x
+        dx_hat - dx_hat.mean(dim=-1, keepdim=True)  # the mean depends on x
     ) / sigma
     return dx, dgamma, dbeta
+
+
 # --8<-- [end:sigma-constant]
 
 # --8<-- [start:mean-constant]
@@ -49,10 +50,11 @@ def layer_norm_backward(dy, x_hat, sigma, gamma):
     dbeta = dy.sum(dim=0)
     dx_hat = dy * gamma
     dx = (
-        dx_hat
-        - x_hat * (dx_hat * x_hat).mean(dim=-1, keepdim=True)  # sigma depends on x
+        dx_hat - x_hat * (dx_hat * x_hat).mean(dim=-1, keepdim=True)  # sigma depends on x
     ) / sigma
     return dx, dgamma, dbeta
+
+
 # --8<-- [end:mean-constant]
 
 # --8<-- [start:forgot-gamma]
@@ -79,6 +81,8 @@ def layer_norm_backward(dy, x_hat, sigma, gamma):
         - x_hat * (dx_hat * x_hat).mean(dim=-1, keepdim=True)  # sigma depends on x
     ) / sigma
     return dx, dgamma, dbeta
+
+
 # --8<-- [end:forgot-gamma]
 
 # --8<-- [start:dgamma-not-summed]
@@ -105,6 +109,8 @@ def layer_norm_backward(dy, x_hat, sigma, gamma):
         - x_hat * (dx_hat * x_hat).mean(dim=-1, keepdim=True)  # sigma depends on x
     ) / sigma
     return dx, dgamma, dbeta
+
+
 # --8<-- [end:dgamma-not-summed]
 
 # --8<-- [start:dgamma-without-x-hat]
@@ -131,4 +137,6 @@ def layer_norm_backward(dy, x_hat, sigma, gamma):
         - x_hat * (dx_hat * x_hat).mean(dim=-1, keepdim=True)  # sigma depends on x
     ) / sigma
     return dx, dgamma, dbeta
+
+
 # --8<-- [end:dgamma-without-x-hat]

@@ -7,7 +7,6 @@ diagnosis.
 
 # --8<-- [start:forgot-zero-grad]
 # train_step never calls zero_grad(): the gradients of every step add up.
-import math
 import random
 
 
@@ -101,7 +100,7 @@ class Neuron(Module):
         self.nonlinear = nonlinear
 
     def __call__(self, x):
-        z = sum(wi * xi for wi, xi in zip(self.w, x)) + self.b
+        z = sum(wi * xi for wi, xi in zip(self.w, x, strict=True)) + self.b
         return z.relu() if self.nonlinear else z
 
     def parameters(self):
@@ -123,8 +122,10 @@ class MLP(Module):
     def __init__(self, n_inputs, sizes, seed=0):
         rng = random.Random(seed)
         dims = [n_inputs, *sizes]
-        self.layers = [Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
-                       for i in range(len(sizes))]  # fmt: skip
+        self.layers = [
+            Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
+            for i in range(len(sizes))
+        ]
 
     def __call__(self, x):
         for layer in self.layers:
@@ -148,7 +149,7 @@ def xor_clusters(n_per_cluster, noise, seed=0):
 
 def hinge_loss(model, points, labels):
     """The mean of max(0, 1 - y * score) over the points."""
-    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels)]
+    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels, strict=True)]
     return sum(losses) / len(losses)
 
 
@@ -159,11 +160,12 @@ def train_step(model, points, labels, lr):
     for p in model.parameters():
         p.data -= lr * p.grad  # against the gradient
     return loss.data
+
+
 # --8<-- [end:forgot-zero-grad]
 
 # --8<-- [start:gradient-ascent]
 # The update adds the gradient: it climbs the loss instead of descending.
-import math
 import random
 
 
@@ -257,7 +259,7 @@ class Neuron(Module):
         self.nonlinear = nonlinear
 
     def __call__(self, x):
-        z = sum(wi * xi for wi, xi in zip(self.w, x)) + self.b
+        z = sum(wi * xi for wi, xi in zip(self.w, x, strict=True)) + self.b
         return z.relu() if self.nonlinear else z
 
     def parameters(self):
@@ -279,8 +281,10 @@ class MLP(Module):
     def __init__(self, n_inputs, sizes, seed=0):
         rng = random.Random(seed)
         dims = [n_inputs, *sizes]
-        self.layers = [Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
-                       for i in range(len(sizes))]  # fmt: skip
+        self.layers = [
+            Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
+            for i in range(len(sizes))
+        ]
 
     def __call__(self, x):
         for layer in self.layers:
@@ -304,7 +308,7 @@ def xor_clusters(n_per_cluster, noise, seed=0):
 
 def hinge_loss(model, points, labels):
     """The mean of max(0, 1 - y * score) over the points."""
-    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels)]
+    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels, strict=True)]
     return sum(losses) / len(losses)
 
 
@@ -316,11 +320,12 @@ def train_step(model, points, labels, lr):
     for p in model.parameters():
         p.data += lr * p.grad
     return loss.data
+
+
 # --8<-- [end:gradient-ascent]
 
 # --8<-- [start:zero-grad-too-late]
 # zero_grad() between backward() and the update: the update sees zero gradients.
-import math
 import random
 
 
@@ -414,7 +419,7 @@ class Neuron(Module):
         self.nonlinear = nonlinear
 
     def __call__(self, x):
-        z = sum(wi * xi for wi, xi in zip(self.w, x)) + self.b
+        z = sum(wi * xi for wi, xi in zip(self.w, x, strict=True)) + self.b
         return z.relu() if self.nonlinear else z
 
     def parameters(self):
@@ -436,8 +441,10 @@ class MLP(Module):
     def __init__(self, n_inputs, sizes, seed=0):
         rng = random.Random(seed)
         dims = [n_inputs, *sizes]
-        self.layers = [Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
-                       for i in range(len(sizes))]  # fmt: skip
+        self.layers = [
+            Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
+            for i in range(len(sizes))
+        ]
 
     def __call__(self, x):
         for layer in self.layers:
@@ -461,7 +468,7 @@ def xor_clusters(n_per_cluster, noise, seed=0):
 
 def hinge_loss(model, points, labels):
     """The mean of max(0, 1 - y * score) over the points."""
-    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels)]
+    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels, strict=True)]
     return sum(losses) / len(losses)
 
 
@@ -473,11 +480,12 @@ def train_step(model, points, labels, lr):
     for p in model.parameters():
         p.data -= lr * p.grad  # against the gradient
     return loss.data
+
+
 # --8<-- [end:zero-grad-too-late]
 
 # --8<-- [start:zero-grad-clears-data]
 # zero_grad() sets p.data instead of p.grad.
-import math
 import random
 
 
@@ -571,7 +579,7 @@ class Neuron(Module):
         self.nonlinear = nonlinear
 
     def __call__(self, x):
-        z = sum(wi * xi for wi, xi in zip(self.w, x)) + self.b
+        z = sum(wi * xi for wi, xi in zip(self.w, x, strict=True)) + self.b
         return z.relu() if self.nonlinear else z
 
     def parameters(self):
@@ -593,8 +601,10 @@ class MLP(Module):
     def __init__(self, n_inputs, sizes, seed=0):
         rng = random.Random(seed)
         dims = [n_inputs, *sizes]
-        self.layers = [Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
-                       for i in range(len(sizes))]  # fmt: skip
+        self.layers = [
+            Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
+            for i in range(len(sizes))
+        ]
 
     def __call__(self, x):
         for layer in self.layers:
@@ -618,7 +628,7 @@ def xor_clusters(n_per_cluster, noise, seed=0):
 
 def hinge_loss(model, points, labels):
     """The mean of max(0, 1 - y * score) over the points."""
-    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels)]
+    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels, strict=True)]
     return sum(losses) / len(losses)
 
 
@@ -630,11 +640,12 @@ def train_step(model, points, labels, lr):
     for p in model.parameters():
         p.data -= lr * p.grad  # against the gradient
     return loss.data
+
+
 # --8<-- [end:zero-grad-clears-data]
 
 # --8<-- [start:zero-grad-first-layer]
 # zero_grad() clears only the first layer's parameters.
-import math
 import random
 
 
@@ -728,7 +739,7 @@ class Neuron(Module):
         self.nonlinear = nonlinear
 
     def __call__(self, x):
-        z = sum(wi * xi for wi, xi in zip(self.w, x)) + self.b
+        z = sum(wi * xi for wi, xi in zip(self.w, x, strict=True)) + self.b
         return z.relu() if self.nonlinear else z
 
     def parameters(self):
@@ -750,8 +761,10 @@ class MLP(Module):
     def __init__(self, n_inputs, sizes, seed=0):
         rng = random.Random(seed)
         dims = [n_inputs, *sizes]
-        self.layers = [Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
-                       for i in range(len(sizes))]  # fmt: skip
+        self.layers = [
+            Layer(dims[i], dims[i + 1], rng, nonlinear=i < len(sizes) - 1)
+            for i in range(len(sizes))
+        ]
 
     def __call__(self, x):
         for layer in self.layers:
@@ -775,7 +788,7 @@ def xor_clusters(n_per_cluster, noise, seed=0):
 
 def hinge_loss(model, points, labels):
     """The mean of max(0, 1 - y * score) over the points."""
-    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels)]
+    losses = [(1 - y * model(x)).relu() for x, y in zip(points, labels, strict=True)]
     return sum(losses) / len(losses)
 
 
@@ -787,4 +800,6 @@ def train_step(model, points, labels, lr):
     for p in model.parameters():
         p.data -= lr * p.grad  # against the gradient
     return loss.data
+
+
 # --8<-- [end:zero-grad-first-layer]
