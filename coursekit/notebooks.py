@@ -52,6 +52,7 @@ EXERCISES = (
     "check-a-gradient",
     "network-by-hand",
     "tiny-autograd",
+    "write-a-custom-function",
 )
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
