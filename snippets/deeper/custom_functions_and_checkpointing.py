@@ -97,6 +97,7 @@ class MyLinear(torch.autograd.Function):
     """y = x @ weight.T, computing only the gradients that are needed."""
 
     computed: ClassVar[list[str]] = []  # a record of the work each backward() did
+    last_ctx: ClassVar[object] = None  # the ctx the last backward() received
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
@@ -107,6 +108,7 @@ class MyLinear(torch.autograd.Function):
     def backward(
         ctx: FunctionCtx, grad_y: torch.Tensor
     ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        MyLinear.last_ctx = ctx
         x, weight = ctx.saved_tensors
         grad_x = grad_weight = None  # None: "no gradient for this input"
         if ctx.needs_input_grad[0]:
@@ -125,6 +127,7 @@ y = MyLinear.apply(data, weight)
 print("needs_input_grad:", y.grad_fn.needs_input_grad)  # the node is the ctx
 y.sum().backward()
 print("computed:", MyLinear.computed)
+print("the ctx that backward() received is y.grad_fn:", MyLinear.last_ctx is y.grad_fn)
 # --8<-- [end:needs-input-grad]
 
 # --8<-- [start:needs-input-grad-check]
