@@ -150,6 +150,27 @@ def grad_b(x, w, b, t):
     "network-by-hand": None,  # built from the solution below
     # exp overwrites a.grad (= instead of +=): a value used twice loses a path.
     "tiny-autograd": None,  # built from the solution below
+    # The product rule applied to one factor only: d(x s)/dx taken as s (more mistakes
+    # in tests/mistakes/write-a-custom-function.py).
+    "write-a-custom-function": """\
+import torch
+
+
+class SiLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * torch.sigmoid(x)
+
+    @staticmethod
+    def backward(ctx, grad_y):
+        (x,) = ctx.saved_tensors
+        return grad_y * torch.sigmoid(x)
+
+
+x = torch.linspace(-3, 3, 7, dtype=torch.float64, requires_grad=True)
+passed = torch.autograd.gradcheck(SiLU.apply, (x,), raise_exception=False)
+""",
 }
 
 

@@ -1,0 +1,343 @@
+"""Examples for the chapter "Custom functions and checkpointing".
+
+docs/deeper/custom-functions-and-checkpointing.md includes the regions below; the file
+also runs top to bottom on its own:
+`python snippets/deeper/custom_functions_and_checkpointing.py`. The calls that fail on
+purpose live in the page, in `raises=` blocks.
+"""
+
+# --8<-- [start:my-exp]
+from collections.abc import Callable
+from typing import ClassVar
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.autograd.function import FunctionCtx
+from torch.utils.checkpoint import checkpoint
+
+
+class MyExp(torch.autograd.Function):
+    """y = exp(x), with its backward written by hand."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: torch.Tensor) -> torch.Tensor:
+        y = torch.exp(x)
+        ctx.save_for_backward(y)  # d exp(x)/dx = exp(x): keep the output, not the input
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_y: torch.Tensor) -> torch.Tensor:
+        (y,) = ctx.saved_tensors
+        return grad_y * y  # the chain rule: the gradient arriving at y, times dy/dx
+
+
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+y = MyExp.apply(x)
+print("y:", y.detach(), " made by", y.grad_fn.name())
+print("saved for backward:", y.grad_fn.saved_tensors[0].detach())  # the output y
+y.sum().backward()
+print("x.grad:", x.grad)
+# --8<-- [end:my-exp]
+
+# --8<-- [start:my-exp-gradcheck]
+torch.manual_seed(0)
+x64 = torch.randn(5, dtype=torch.float64, requires_grad=True)
+print("gradcheck of MyExp:", torch.autograd.gradcheck(MyExp.apply, (x64,)))
+# --8<-- [end:my-exp-gradcheck]
+
+# --8<-- [start:naive-softplus]
+print("exp(88.7), exp(88.8) in float32:", torch.exp(torch.tensor([88.7, 88.8])))
+points = [-200.0, 0.0, 20.0, 100.0, 1000.0]
+x = torch.tensor(points, requires_grad=True)
+naive = torch.log(1 + torch.exp(x))  # the textbook formula, in float32
+naive.sum().backward()
+print("naive softplus:", naive.detach())
+print("its gradient:  ", x.grad)
+# --8<-- [end:naive-softplus]
+
+
+# --8<-- [start:softplus]
+class StableSoftplus(torch.autograd.Function):
+    """softplus(x) = log(1 + exp(x)), computed without overflow; its derivative is sigmoid(x)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(x)
+        # log(1 + e^x) = max(x, 0) + log(1 + e^-|x|): the exponent is never positive
+        return torch.clamp(x, min=0) + torch.log1p(torch.exp(-torch.abs(x)))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_y: torch.Tensor) -> torch.Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_y * torch.sigmoid(x)  # sigmoid is computed stably by PyTorch
+
+
+x = torch.tensor(points, requires_grad=True)
+y = StableSoftplus.apply(x)
+y.sum().backward()
+print("stable softplus:", y.detach())
+print("its gradient:   ", x.grad)
+
+x_ref = torch.tensor(points, requires_grad=True)
+F.softplus(x_ref).sum().backward()  # PyTorch's own softplus, for comparison
+torch.testing.assert_close(y, F.softplus(x_ref))
+torch.testing.assert_close(x.grad, x_ref.grad)
+print("same values and gradients as F.softplus")
+# --8<-- [end:softplus]
+
+# --8<-- [start:softplus-gradcheck]
+x64 = torch.linspace(-30, 30, 13, dtype=torch.float64, requires_grad=True)
+print("gradcheck of StableSoftplus:", torch.autograd.gradcheck(StableSoftplus.apply, (x64,)))
+# --8<-- [end:softplus-gradcheck]
+
+
+# --8<-- [start:needs-input-grad]
+class MyLinear(torch.autograd.Function):
+    """y = x @ weight.T, computing only the gradients that are needed."""
+
+    computed: ClassVar[list[str]] = []  # a record of the work each backward() did
+    last_ctx: ClassVar[object] = None  # the ctx the last backward() received
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(x, weight)
+        return x @ weight.T
+
+    @staticmethod
+    def backward(
+        ctx: FunctionCtx, grad_y: torch.Tensor
+    ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        MyLinear.last_ctx = ctx
+        x, weight = ctx.saved_tensors
+        grad_x = grad_weight = None  # None: "no gradient for this input"
+        if ctx.needs_input_grad[0]:
+            grad_x = grad_y @ weight  # (N, out) @ (out, in) = (N, in)
+            MyLinear.computed.append("grad_x")
+        if ctx.needs_input_grad[1]:
+            grad_weight = grad_y.T @ x  # (out, N) @ (N, in) = (out, in)
+            MyLinear.computed.append("grad_weight")
+        return grad_x, grad_weight
+
+
+torch.manual_seed(0)
+data = torch.randn(4, 3)  # input data: does not require grad
+weight = torch.randn(2, 3, requires_grad=True)
+y = MyLinear.apply(data, weight)
+print("needs_input_grad:", y.grad_fn.needs_input_grad)  # the node is the ctx
+y.sum().backward()
+print("computed:", MyLinear.computed)
+print("the ctx that backward() received is y.grad_fn:", MyLinear.last_ctx is y.grad_fn)
+# --8<-- [end:needs-input-grad]
+
+# --8<-- [start:needs-input-grad-check]
+x64 = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+w64 = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+print("gradcheck of MyLinear:", torch.autograd.gradcheck(MyLinear.apply, (x64, w64)))
+# --8<-- [end:needs-input-grad-check]
+
+
+# --8<-- [start:non-differentiable]
+class ClipAndCount(torch.autograd.Function):
+    """Clip to [-1, 1]; also return a float mask of the entries that were clipped."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        clipped = (x.abs() > 1).to(x.dtype)  # 1.0 where x was outside [-1, 1]
+        ctx.save_for_backward(clipped)
+        ctx.mark_non_differentiable(clipped)  # a mask, not a value to differentiate
+        return x.clamp(-1, 1), clipped
+
+    @staticmethod
+    def backward(
+        ctx: FunctionCtx, grad_out: torch.Tensor, grad_clipped: torch.Tensor
+    ) -> torch.Tensor:
+        (clipped,) = ctx.saved_tensors
+        return grad_out * (1 - clipped)  # the gradient of clamp: 0 where it clipped
+
+
+x = torch.tensor([-3.0, 0.5, 2.0], requires_grad=True)
+out, clipped = ClipAndCount.apply(x)
+print("out:", out.detach(), " requires_grad:", out.requires_grad)
+print("clipped:", clipped, " requires_grad:", clipped.requires_grad)
+out.sum().backward()
+print("x.grad:", x.grad)
+# --8<-- [end:non-differentiable]
+
+
+# --8<-- [start:ste]
+class RoundSTE(torch.autograd.Function):
+    """Round in the forward pass; pass the gradient straight through in the backward pass."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: torch.Tensor) -> torch.Tensor:
+        return torch.round(x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_y: torch.Tensor) -> torch.Tensor:
+        return grad_y  # as if the forward pass had been the identity
+
+
+x = torch.tensor([0.4, 1.6, -2.5], requires_grad=True)
+y = RoundSTE.apply(x)
+y.sum().backward()
+print("RoundSTE:", y.detach(), " x.grad:", x.grad)
+
+x_trick = torch.tensor([0.4, 1.6, -2.5], requires_grad=True)
+y_trick = x_trick + (torch.round(x_trick) - x_trick).detach()  # the same, without a class
+y_trick.sum().backward()
+print("detach trick:", y_trick.detach(), " x.grad:", x_trick.grad)
+# --8<-- [end:ste]
+
+
+# --8<-- [start:ste-training]
+def train_quantised(rounding: str, steps: int = 15) -> list[float]:
+    """Learn y = 1.5 x with a weight rounded to a multiple of 0.5; return the losses."""
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0])
+    target = 1.5 * x
+    w = torch.tensor(0.1, requires_grad=True)  # the real-valued weight we train
+    optimizer = torch.optim.SGD([w], lr=0.01)
+    quantise = torch.round if rounding == "plain round" else RoundSTE.apply
+    losses = []
+    print(f"{rounding}:")
+    for step in range(steps):
+        q = quantise(2 * w) / 2  # the quantised weight: ..., 0, 0.5, 1, 1.5, ...
+        loss = ((q * x - target) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        if step % 2 == 0 or step == steps - 1:
+            print(
+                f"  step {step:2}: w {w.item():.3f}  q {q.item():.1f}  "
+                f"loss {loss.item():7.3f}  w.grad {w.grad.item():6.2f}"
+            )
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+plain_losses = train_quantised("plain round")
+ste_losses = train_quantised("straight-through")
+# --8<-- [end:ste-training]
+
+
+# --8<-- [start:mlp]
+torch.manual_seed(0)
+DEPTH, WIDTH, BATCH = 16, 64, 32  # 16 blocks; a block's input is 32 x 64 floats
+
+
+class Block(nn.Module):
+    """An MLP block: widen to 4 x WIDTH, tanh, back to WIDTH, tanh. Counts its calls."""
+
+    calls = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.widen = nn.Linear(WIDTH, 4 * WIDTH)
+        self.narrow = nn.Linear(4 * WIDTH, WIDTH)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        Block.calls += 1
+        return torch.tanh(self.narrow(torch.tanh(self.widen(h))))
+
+
+blocks = nn.ModuleList(Block() for _ in range(DEPTH))
+head = nn.Linear(WIDTH, 1)
+params = [*blocks.parameters(), *head.parameters()]
+inputs = torch.randn(BATCH, WIDTH)
+print(f"a block's input: {inputs.numel()} floats = {inputs.numel() * 4 // 1024} KiB")
+print(f"its hidden activation: {4 * inputs.numel()} floats = {4 * inputs.numel() * 4 // 1024} KiB")
+# --8<-- [end:mlp]
+
+
+# --8<-- [start:counting]
+class SavedTensors:
+    """Count what autograd saves for backward, with a saved_tensors_hooks pack hook."""
+
+    def __init__(self, already_kept: list[torch.Tensor]) -> None:
+        # Memory that exists anyway (the parameters, and views of them such as weight.T).
+        self.kept = {t.untyped_storage().data_ptr() for t in already_kept}
+        self.saved = 0  # how many tensors the nodes saved
+        self.memory: dict[int, int] = {}  # the distinct memory they use: address -> bytes
+
+    def pack(self, t: torch.Tensor) -> torch.Tensor:
+        self.saved += 1
+        address = t.untyped_storage().data_ptr()
+        if address not in self.kept:  # a tensor saved by two nodes is stored once
+            self.memory[address] = t.untyped_storage().nbytes()
+        return t  # keep the tensor itself: we only count
+
+    def hooks(self) -> torch.autograd.graph.saved_tensors_hooks:
+        return torch.autograd.graph.saved_tensors_hooks(self.pack, lambda t: t)
+
+    @property
+    def kib(self) -> float:
+        return sum(self.memory.values()) / 1024
+
+
+def run_segment(start: int, stop: int) -> Callable[[torch.Tensor], torch.Tensor]:
+    """A function that runs blocks[start:stop], to hand to checkpoint()."""
+
+    def segment(h: torch.Tensor) -> torch.Tensor:
+        for block in blocks[start:stop]:
+            h = block(h)
+        return h
+
+    return segment
+
+
+def forward_backward(every: int | None) -> tuple[SavedTensors, int, int]:
+    """One forward and backward pass, checkpointing every `every` blocks (None: never)."""
+    for p in params:
+        p.grad = None
+    saved = SavedTensors(params)
+    Block.calls = 0
+    with saved.hooks():
+        h = inputs
+        if every is None:
+            h = run_segment(0, DEPTH)(h)
+        else:
+            for start in range(0, DEPTH, every):
+                h = checkpoint(run_segment(start, start + every), h, use_reentrant=False)
+        loss = head(h).mean()
+    forward_calls = Block.calls
+    loss.backward()
+    return saved, forward_calls, Block.calls - forward_calls
+
+
+saved, forward_calls, backward_calls = forward_backward(None)
+reference = [p.grad.clone() for p in params]
+print(
+    f"tensors saved for backward: {saved.saved}, of which distinct activations: "
+    f"{len(saved.memory)}, {saved.kib:g} KiB"
+)
+print(f"block forward calls: {forward_calls} in forward, {backward_calls} during backward")
+# --8<-- [end:counting]
+
+# --8<-- [start:checkpoint-table]
+print("every  kept KiB  recomputed KiB  peak KiB (est.)  block forward calls")
+for every in (1, 2, 4, 8, 16):
+    saved, forward_calls, backward_calls = forward_backward(every)
+    for p, expected in zip(params, reference, strict=True):
+        torch.testing.assert_close(p.grad, expected)  # the same gradients, every time
+
+    # What one segment saves while backward() recomputes it: run one, count what is new.
+    segment_input = inputs.clone()
+    one_segment = SavedTensors([*params, segment_input])
+    with one_segment.hooks():
+        run_segment(0, every)(segment_input)
+
+    peak = saved.kib + one_segment.kib
+    print(
+        f"{every:5} {saved.kib:9g} {one_segment.kib:15g} {peak:16g}"
+        f"  {forward_calls} + {backward_calls}"
+    )
+print("gradients with checkpointing equal those without: assert_close passed every time")
+# --8<-- [end:checkpoint-table]
+
+# --8<-- [start:no-use-reentrant]
+x = torch.tensor([0.0, 1.0], requires_grad=True)
+y = checkpoint(torch.sin, x)  # use_reentrant not given
+print("the node it recorded:", y.grad_fn.name())
+y_new = checkpoint(torch.sin, x, use_reentrant=False)
+print("with use_reentrant=False:", y_new.grad_fn.name())
+# --8<-- [end:no-use-reentrant]

@@ -1,0 +1,183 @@
+"""Interview: How does data-parallel training average gradients?
+(docs/interview/how-does-data-parallel-training-average-gradients.md)
+
+A real two-process group on the CPU (the gloo backend), with DistributedDataParallel.
+Run it: python snippets/interview/how_does_data_parallel_training_average_gradients.py
+It starts a fresh Python process (the launcher, `--launch`), which forks two workers,
+collects what they report, and prints it in rank order. The page runs it the same way,
+because worker processes cannot be started from inside the site's build process.
+"""
+# Each region is read on its own on the page, so imports appear where they are used.
+# ruff: noqa: E402
+
+# --8<-- [start:run]
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run_in_fresh_process(script: Path, timeout: float = 140.0) -> str:
+    """Run this script's launcher in a new Python process and return what it printed."""
+    completed = subprocess.run(
+        [sys.executable, str(script), "--launch"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError("the launcher failed:\n" + completed.stderr[-2000:])
+    return completed.stdout
+
+
+# --8<-- [end:run]
+
+
+# --8<-- [start:worker]
+import os
+import socket
+import time
+from datetime import timedelta
+from typing import Any
+
+import torch
+import torch._dynamo  # DDP imports it: import it once, before the workers fork
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn.functional as F
+from torch import nn
+from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+WORLD_SIZE = 2  # two processes, each with its own copy of the model
+
+
+def full_batch() -> tuple[torch.Tensor, torch.Tensor]:
+    """The same 8 examples in every process (each rank then takes its own half)."""
+    generator = torch.Generator().manual_seed(0)
+    return torch.randn(8, 3, generator=generator), torch.randn(8, 1, generator=generator)
+
+
+def new_model(seed: int) -> nn.Linear:
+    torch.manual_seed(seed)
+    return nn.Linear(3, 1)
+
+
+def counting_allreduce(
+    calls: list[int], bucket: dist.GradBucket
+) -> torch.futures.Future[torch.Tensor]:
+    """DDP's own all-reduce (sum, then divide by the world size), counted."""
+    calls.append(1)
+    return allreduce_hook(dist.group.WORLD, bucket)
+
+
+def worker(rank: int, port: int, results: Any) -> None:
+    """What each process runs: its half of the batch through its copy of the model."""
+    os.environ["MASTER_ADDR"] = "127.0.0.1"  # the group meets on this machine only
+    os.environ["MASTER_PORT"] = str(port)
+    dist.init_process_group("gloo", rank=rank, world_size=WORLD_SIZE, timeout=timedelta(seconds=30))
+    try:
+        model = DDP(new_model(seed=rank))  # different weights on purpose: DDP copies rank 0's
+        all_reduces: list[int] = []
+        model.register_comm_hook(all_reduces, counting_allreduce)
+        X, y = full_batch()
+        X_mine, y_mine = X[rank::WORLD_SIZE], y[rank::WORLD_SIZE]  # rows rank, rank + 2, ...
+        report: dict[str, Any] = {"rank": rank, "weight at start": model.module.weight.tolist()}
+
+        # One ordinary step: forward and backward on this rank's 4 rows.
+        F.mse_loss(model(X_mine), y_mine).backward()
+        report["grad after backward"] = model.module.weight.grad.tolist()
+        report["all-reduces in backward"] = len(all_reduces)
+
+        # Gradient accumulation: two micro-batches of 2 rows, one synchronisation.
+        model.zero_grad()
+        all_reduces.clear()
+        with model.no_sync():  # backward() without communication
+            (F.mse_loss(model(X_mine[:2]), y_mine[:2]) / 2).backward()
+        report["grad after micro-batch 1"] = model.module.weight.grad.tolist()
+        report["all-reduces after micro-batch 1"] = len(all_reduces)
+        (F.mse_loss(model(X_mine[2:]), y_mine[2:]) / 2).backward()  # outside: synchronised
+        report["grad after micro-batch 2"] = model.module.weight.grad.tolist()
+        report["all-reduces after micro-batch 2"] = len(all_reduces)
+        results.put(report)
+    finally:
+        dist.destroy_process_group()
+
+
+# --8<-- [end:worker]
+
+
+# --8<-- [start:launch]
+def free_port() -> int:
+    """A port that is free now, chosen by the operating system (never printed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launch(timeout: float = 60.0) -> list[dict[str, Any]]:
+    """Fork the workers, wait for them (at most `timeout` s), return their reports."""
+    context = mp.get_context("fork")  # fork: the workers need not import torch again
+    results = context.Queue()
+    processes = mp.start_processes(
+        worker, args=(free_port(), results), nprocs=WORLD_SIZE, join=False, start_method="fork"
+    )
+    deadline = time.monotonic() + timeout
+    while not processes.join(timeout=1.0):  # raises if a worker failed
+        if time.monotonic() > deadline:
+            for process in processes.processes:
+                process.kill()
+            raise TimeoutError(f"the workers did not finish within {timeout:g} s")
+    reports = [results.get(timeout=10) for _ in range(WORLD_SIZE)]
+    return sorted(reports, key=lambda report: report["rank"])
+
+
+def show(values: list[list[float]]) -> str:
+    return "[" + ", ".join(f"{v:7.4f}" for v in values[0]) + "]"
+
+
+def print_reports(reports: list[dict[str, Any]]) -> None:
+    for r in reports:
+        print(f"rank {r['rank']}: weight at start {show(r['weight at start'])}")
+    print("after backward() on each rank's 4 rows:")
+    for r in reports:
+        print(f"  rank {r['rank']}: weight.grad {show(r['grad after backward'])}", end="")
+        print(f"   all-reduces: {r['all-reduces in backward']}")
+
+    # The same model without DDP, in this process: each half, and the full batch.
+    X, y = full_batch()
+    halves = []
+    for rank in range(WORLD_SIZE):
+        model = new_model(seed=0)  # rank 0's weights, which DDP gave every rank
+        F.mse_loss(model(X[rank::WORLD_SIZE]), y[rank::WORLD_SIZE]).backward()
+        halves.append(model.weight.grad)
+        print(f"  without DDP, rank {rank}'s half alone:  {show(model.weight.grad.tolist())}")
+    model = new_model(seed=0)
+    F.mse_loss(model(X), y).backward()
+    average = torch.stack(halves).mean(dim=0)
+    print(f"  average of the two halves:         {show(average.tolist())}")
+    print(f"  the full batch of 8 rows:          {show(model.weight.grad.tolist())}")
+    synced = torch.tensor(reports[0]["grad after backward"])
+    print("  DDP's gradient == full-batch gradient:", torch.allclose(synced, model.weight.grad))
+
+    print("accumulating two micro-batches of 2 rows per rank:")
+    for step, where in ((1, "inside no_sync()"), (2, "after no_sync() ")):
+        for r in reports:
+            grad = show(r[f"grad after micro-batch {step}"])
+            calls = r[f"all-reduces after micro-batch {step}"]
+            print(f"  micro-batch {step}, {where}, rank {r['rank']}: {grad}   all-reduces: {calls}")
+    accumulated = torch.tensor(reports[0]["grad after micro-batch 2"])
+    print(
+        "  accumulated gradient == full-batch gradient:",
+        torch.allclose(accumulated, model.weight.grad),
+    )
+
+
+# --8<-- [end:launch]
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--launch"]:
+        print_reports(launch())
+    else:
+        print(run_in_fresh_process(Path(__file__)), end="")
