@@ -57,7 +57,7 @@ class SharedKernel:
         self.client.wait_for_ready(timeout=120)
         self._execute(_REMEMBER)
 
-    def _execute(self, code: str) -> list[dict[str, Any]]:
+    def _execute(self, code: str, *, allow_errors: bool = False) -> list[dict[str, Any]]:
         outputs: list[dict[str, Any]] = []
 
         def hook(message: dict[str, Any]) -> None:
@@ -74,20 +74,24 @@ class SharedKernel:
         reply = self.client.execute_interactive(
             code, output_hook=hook, timeout=300, store_history=False
         )
-        if reply["content"]["status"] != "ok":
+        if reply["content"]["status"] != "ok" and not allow_errors:
             error = "".join(o.get("text", "") for o in outputs if o["output_type"] == "error")
             raise CellFailed(
                 f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}\n{error}"
             )
         return outputs
 
-    def run(self, notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-        """Run every code cell of a copy of ``notebook``, top to bottom, in a clean kernel."""
+    def run(
+        self, notebook: nbformat.NotebookNode, *, allow_errors: bool = False
+    ) -> nbformat.NotebookNode:
+        """Run every code cell of a copy of ``notebook``, top to bottom, in a clean kernel;
+        with ``allow_errors`` a cell's error is its output and the next cell runs."""
         notebook = nbformat.from_dict(notebook)
         self._execute(_RESET)
         for cell in notebook.cells:
             if cell.cell_type == "code":
-                cell.outputs = [nbformat.from_dict(o) for o in self._execute(cell.source)]
+                ran = self._execute(cell.source, allow_errors=allow_errors)
+                cell.outputs = [nbformat.from_dict(o) for o in ran]
         return notebook
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+from pathlib import Path
 
 import pytest
 from support import ROOT
@@ -32,11 +33,26 @@ def _snippet(slug: str) -> str:
     return f"practice/{slug.replace('-', '_')}.py"
 
 
+# The nav's sections of Practice > Exercises, and the label of their exercises' numbers.
+PARTS = {"Part 1": "1", "Part 2": "2", "Part 3": "3", "Going deeper": "D"}
+
+
+def _exercise_sections() -> dict[str, list[str]]:
+    practice = next(i["Practice"] for i in PROJECT.config.nav if isinstance(i, dict) and "Practice" in i)
+    exercises = next(i["Exercises"] for i in practice if isinstance(i, dict) and "Exercises" in i)
+    return {title: list(paths) for section in exercises for title, paths in section.items()}
+
+
 def test_the_exercises_in_order() -> None:
+    """Exercise P.N is the Nth exercise of part P's section of the nav."""
     pages = ROOT / "docs" / PROJECT.options.exercises
     assert {p.stem for p in pages.glob("*.md")} == set(SLUGS), "every exercise is in the nav"
-    for number, slug in enumerate(SLUGS, start=1):
-        assert re.search(rf"^# Exercise {number}: ", _page(slug), re.M), slug
+    sections = _exercise_sections()
+    assert list(sections) == list(PARTS), "one section per part, in reading order"
+    for title, paths in sections.items():
+        for number, path in enumerate(paths, start=1):
+            slug = Path(path).stem
+            assert re.search(rf"^# Exercise {PARTS[title]}\.{number}: ", _page(slug), re.M), slug
 
 
 @pytest.mark.parametrize("slug", SLUGS)

@@ -36,168 +36,29 @@ from coursekit.markdown.includes import Includes
 from coursekit.markdown.page import read_page
 from coursekit.mkdocs_adapter.project import Project
 from coursekit.notebooks import chapters, execute, links
-from coursekit.notebooks.exercises import Exercise, region
+from coursekit.notebooks.exercises import Exercise, region, region_names
 from coursekit.notebooks.page_cleanup import StylePruner
 
 PROJECT = Project.load(ROOT / "mkdocs.yml")
 EXERCISES = PROJECT.exercises()
 CHAPTERS = PROJECT.chapter_pages()
 
-# A wrong answer for each exercise: a mistake a learner could really make.
-WRONG = {
-    # backward() run twice: the gradients add up to 2 * 2x.
-    "basic-gradient": """\
-import torch
-
-x = torch.tensor(5.0, requires_grad=True)
-y = x**2
-y.backward()
-y = x**2
-y.backward()
-""",
-    # backward() started from y instead of z: the outer derivative 2y is missing.
-    "chain-rule": """\
-import torch
-
-x = torch.tensor(2.0, requires_grad=True)
-y = 3 * x + 4
-z = y**2
-y.backward()
-""",
-    # Two passes through the same graph without clearing.
-    "several-variables": """\
-import torch
-
-x = torch.tensor(4.0, requires_grad=True)
-y = torch.tensor(5.0, requires_grad=True)
-z = x * y + x
-z.backward(retain_graph=True)
-z.backward()
-""",
-    # The reset was forgotten.
-    "accumulation": """\
-import torch
-
-x = torch.tensor(3.0, requires_grad=True)
-y = x**2
-y.backward()
-after_first = x.grad.item()
-y = x**2
-y.backward()
-after_second = x.grad.item()
-after_reset = x.grad.item()
-""",
-    # The upstream gradient is not all ones.
-    "non-scalar": """\
-import torch
-
-x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-y = x**2
-y.backward(torch.tensor([1.0, 1.0, 2.0]))
-""",
-    # The gradients are never cleared, so every step uses the sum of all old ones.
-    "training-loop": None,  # built from the solution below
-    # sum() instead of mean().
-    "gradient-of-the-mean": """\
-import torch
-
-x = torch.tensor([2.0, 4.0, 6.0, 8.0], requires_grad=True)
-y = (x**2).sum()
-y.backward()
-""",
-    # A one-sided difference: its error is h/2 · f''(x), about 1e-5, not h²/6 · f'''(x).
-    "check-a-gradient": """\
-import torch
+MISTAKES = ROOT / "tests" / "mistakes"
 
 
-def f(t):
-    return torch.tanh(t) * t**2
+def _mistakes(exercise: Exercise) -> list[str]:
+    """The names of the plausible mistakes of an exercise (tests/mistakes/<slug>.py)."""
+    return region_names(MISTAKES / f"{exercise.slug}.py")
 
 
-x = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
-h = 1e-5
-
-
-def central_difference(f, x, h):
-    return (f(x + h) - f(x)) / h
-
-
-f(x).backward()
-from_autograd = x.grad
-estimate = central_difference(f, x.detach(), h)
-""",
-    # Believes backward() overwrites .grad, and that a second pass always fails.
-    "predict-the-output": """\
-predictions = {"a": 4.0, "b": None, "c": 8.0, "d": "error", "e": "error", "f": 6.0}
-""",
-    # "Fixed" by deleting zero_grad(): the gradients now pile up.
-    "find-the-bug": None,  # built from the starter below
-    # The sigmoid's own derivative s(1 - s) is missing.
-    "derive-a-gradient": """\
-import math
-
-
-def grad_w(x, w, b, t):
-    s = 1 / (1 + math.exp(-(w * x + b)))
-    return 2 * (s - t) * x
-
-
-def grad_b(x, w, b, t):
-    s = 1 / (1 + math.exp(-(w * x + b)))
-    return 2 * (s - t)
-""",
-    # The ReLU mask is forgotten: the gradient flows through units that were off.
-    "network-by-hand": None,  # built from the solution below
-    # exp overwrites a.grad (= instead of +=): a value used twice loses a path.
-    "tiny-autograd": None,  # built from the solution below
-    # The product rule applied to one factor only: d(x s)/dx taken as s (more mistakes
-    # in tests/mistakes/write-a-custom-function.py).
-    "write-a-custom-function": """\
-import torch
-
-
-class SiLU(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * torch.sigmoid(x)
-
-    @staticmethod
-    def backward(ctx, grad_y):
-        (x,) = ctx.saved_tensors
-        return grad_y * torch.sigmoid(x)
-
-
-x = torch.linspace(-3, 3, 7, dtype=torch.float64, requires_grad=True)
-passed = torch.autograd.gradcheck(SiLU.apply, (x,), raise_exception=False)
-""",
-}
-
-
-def _wrong(exercise: Exercise) -> str:
-    slug = exercise.slug
-    if WRONG[slug] is not None:
-        return WRONG[slug]
-    if slug == "find-the-bug":
-        starter = region(exercise.snippet, "starter")
-        without_clear = starter.replace("    optimizer.zero_grad()\n", "")
-        assert without_clear != starter, "the find-the-bug starter no longer calls zero_grad()"
-        return without_clear
-    solution = region(exercise.snippet, "solution")
-    if slug == "network-by-hand":
-        unmasked = solution.replace("dz1 = dh * (z1 > 0)", "dz1 = dh").split("torch.testing")[0]
-        assert "(z1 > 0)" not in unmasked, "the network-by-hand solution no longer masks dh"
-        return unmasked
-    if slug == "tiny-autograd":
-        overwriting = solution.replace("a.grad += e * out.grad", "a.grad = e * out.grad")
-        assert overwriting != solution, "the tiny-autograd solution no longer adds into a.grad"
-        return overwriting
-    without_reset = solution.replace("    w.grad.zero_()\n    b.grad.zero_()\n", "")
-    assert without_reset != solution, "the training-loop solution no longer clears gradients"
-    return without_reset
-
-
-VARIANTS = ("untouched", "solution", "wrong")
+# Every way a learner can run an exercise notebook: untouched, solved, and once with each
+# mistake of tests/mistakes/<slug>.py in place of the starter.
+VARIANTS = [
+    (exercise.slug, variant)
+    for exercise in EXERCISES
+    for variant in ["untouched", "solution", *(f"mistake:{m}" for m in _mistakes(exercise))]
+]
+MISTAKE_VARIANTS = [v for v in VARIANTS if v[1].startswith("mistake:")]
 
 
 def _variant(exercise: Exercise, variant: str) -> nbformat.NotebookNode:
@@ -205,16 +66,18 @@ def _variant(exercise: Exercise, variant: str) -> nbformat.NotebookNode:
     starter = next(cell for cell in notebook.cells if cell.get("id") == "starter")
     if variant == "solution":
         starter.source = region(exercise.snippet, "solution")
-    elif variant == "wrong":
-        starter.source = _wrong(exercise)
+    elif variant.startswith("mistake:"):
+        starter.source = region(MISTAKES / f"{exercise.slug}.py", variant.partition(":")[2])
     return notebook
 
 
 @functools.cache
 def _in_process(slug: str, variant: str) -> nbformat.NotebookNode:
-    """One variant run by the build's own runner (coursekit/notebooks/execute.py)."""
+    """One variant run by the build's own runner (coursekit/notebooks/execute.py). A
+    learner's cell may raise (a mistake can): the check cell still runs after it."""
     exercise = next(e for e in EXERCISES if e.slug == slug)
-    return execute.execute(_variant(exercise, variant), f"{slug} ({variant})")
+    notebook = _variant(exercise, variant)
+    return execute.execute(notebook, f"{slug} ({variant})", allow_errors=True)
 
 
 def _check_output(slug: str, variant: str) -> str:
@@ -291,18 +154,29 @@ def test_reference_solution_is_correct(slug: str) -> None:
     assert output.startswith("Correct:"), output
 
 
-@pytest.mark.parametrize("slug", SLUGS)
-def test_wrong_answer_shows_expected_and_got(slug: str) -> None:
-    output = _check_output(slug, "wrong")
-    assert output.startswith("Not quite:"), output
-    assert "expected" in output and "got" in output, output
+def test_every_exercise_has_mistakes_to_tell_apart() -> None:
+    assert {path.stem for path in MISTAKES.glob("*.py")} == set(SLUGS)
+    for exercise in EXERCISES:
+        names = _mistakes(exercise)
+        assert len(names) >= 2, f"{exercise.slug}: at least two plausible mistakes"
+        for name in names:
+            cell = region(MISTAKES / f"{exercise.slug}.py", name)
+            assert cell.startswith("# "), f"{exercise.slug}:{name}: say what the mistake is"
 
 
-@pytest.mark.parametrize("slug", SLUGS)
-def test_outputs_are_deterministic(slug: str) -> None:
-    for variant in VARIANTS:
-        output = _check_output(slug, variant)
-        assert not re.search(r"0x[0-9a-fA-F]{6,}", output) and str(ROOT) not in output, output
+@pytest.mark.parametrize(("slug", "variant"), MISTAKE_VARIANTS, ids=lambda v: v)
+def test_a_mistake_is_told_apart_from_the_answer(slug: str, variant: str) -> None:
+    output = _check_output(slug, variant).strip()
+    assert output.startswith(("Not quite:", "Not done yet:")), output
+    assert "could not read your answer" not in output, output
+    if output.startswith("Not quite:"):
+        assert "expected" in output and "got" in output, output
+
+
+@pytest.mark.parametrize(("slug", "variant"), VARIANTS, ids=lambda v: v)
+def test_outputs_are_deterministic(slug: str, variant: str) -> None:
+    output = _check_output(slug, variant)
+    assert not re.search(r"0x[0-9a-fA-F]{6,}", output) and str(ROOT) not in output, output
 
 
 @pytest.mark.xdist_group("kernel")
@@ -311,8 +185,8 @@ def test_the_build_prints_what_a_kernel_prints(kernel: SharedKernel, slug: str) 
     """The build runs the notebooks in its own process: every cell must print what a
     Jupyter kernel prints, for every variant."""
     exercise = next(e for e in EXERCISES if e.slug == slug)
-    for variant in VARIANTS:
-        ran = kernel.run(_variant(exercise, variant))
+    for variant in [v for s, v in VARIANTS if s == slug]:
+        ran = kernel.run(_variant(exercise, variant), allow_errors=True)
         built = _in_process(slug, variant)
         theirs = [shown(c) for c in ran.cells if c.cell_type == "code"]
         ours = [shown(c) for c in built.cells if c.cell_type == "code"]
@@ -324,7 +198,7 @@ def test_the_shared_kernel_runs_a_notebook_as_a_fresh_kernel_does(kernel: Shared
     # After other notebooks ran in it: a chapter (warnings shown, setup cell) and an exercise.
     for notebook in (
         nbformat.reads(PROJECT.chapter_notebook(CHAPTERS[0]), as_version=4),
-        _variant(EXERCISES[0], "wrong"),
+        _variant(EXERCISES[0], MISTAKE_VARIANTS[0][1]),
     ):
         kernel.run(nbformat.reads(PROJECT.chapter_notebook(CHAPTERS[-1]), as_version=4))
         fresh, shared = _fresh_kernel(notebook), kernel.run(notebook)

@@ -22,27 +22,16 @@ import yaml
 from support import ROOT
 
 from coursekit.content import quiz
+from coursekit.mkdocs_adapter.project import Project
 
 DOCS = ROOT / "docs"
 QUIZ_DIR = DOCS / "practice" / "quizzes"
 
-# The chapters of the module, each with its own quiz page of the same name.
-CHAPTERS = (
-    "training-loop",
-    "chain-rule",
-    "backward-and-grad",
-    "several-variables",
-    "backprop-by-hand",
-    "tiny-autograd",
-    "gradient-accumulation",
-    "retain-graph",
-    "non-scalar-outputs",
-    "leaf-tensors",
-    "gradients-to-training",
-    "network-by-hand",
-    "debugging-gradients",
-    "debugging-tools",
-)
+# Every chapter of the module has its own quiz page of the same name; the module summary
+# is the one page of the chapter folders that is not a chapter.
+PROJECT = Project.load(ROOT / "mkdocs.yml")
+NOT_CHAPTERS = {"summary"}
+CHAPTERS = [page for page in PROJECT.chapter_pages() if page.stem not in NOT_CHAPTERS]
 
 
 def _quizzes() -> list[quiz.Quiz]:
@@ -63,10 +52,10 @@ def _ids(item: Any) -> str:
 # --- Coverage -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_every_chapter_has_a_quiz_of_three_or_more(chapter: str) -> None:
-    page = QUIZ_DIR / f"{chapter}.md"
-    assert (DOCS / "chapters" / f"{chapter}.md").exists()
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda page: page.stem)
+def test_every_chapter_has_a_quiz_of_three_or_more(chapter: Path) -> None:
+    page = QUIZ_DIR / f"{chapter.stem}.md"
+    assert page.exists(), f"{chapter.relative_to(ROOT)} has no quiz page {page.name}"
     found = quiz.quizzes_in_file(page, ROOT)
     assert len(found) == 1, f"{page}: expected one ```quiz block"
     assert len(found[0].questions) >= 3

@@ -39,8 +39,10 @@ class CellError(Exception):
     """A notebook cell raised; the message names the notebook and the cell."""
 
 
-def _run_cell(source: str, namespace: dict[str, Any], filename: str) -> tuple[str, str, Any]:
-    """Run one cell: (stdout, stderr, value of a final expression or None)."""
+def _run_cell(
+    source: str, namespace: dict[str, Any], filename: str
+) -> tuple[str, str, Any, Exception | None]:
+    """Run one cell: (stdout, stderr, value of a final expression or None, its error)."""
     # Tracebacks and warnings quote the cell's own lines, as a kernel's do.
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     tree = ast.parse(source, filename)
@@ -49,22 +51,29 @@ def _run_cell(source: str, namespace: dict[str, Any], filename: str) -> tuple[st
     if last is not None:
         tree.body.pop()
     out, err = io.StringIO(), io.StringIO()
-    value = None
+    value, error = None, None
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        exec(compile(tree, filename, "exec"), namespace)
-        if last is not None:
-            expression = ast.Expression(last.value)
-            value = eval(compile(expression, filename, "eval"), namespace)
-    return out.getvalue(), err.getvalue(), value
+        try:
+            exec(compile(tree, filename, "exec"), namespace)
+            if last is not None:
+                expression = ast.Expression(last.value)
+                value = eval(compile(expression, filename, "eval"), namespace)
+        except Exception as raised:  # what it printed until then is kept, as a kernel does
+            error = raised
+    return out.getvalue(), err.getvalue(), value, error
 
 
-def execute(notebook: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
-    """Run every code cell of ``notebook`` in order, in place; raise CellError on failure."""
+def execute(
+    notebook: nbformat.NotebookNode, name: str, *, allow_errors: bool = False
+) -> nbformat.NotebookNode:
+    """Run every code cell of ``notebook`` in order, in place. A cell that raises fails
+    with CellError; with ``allow_errors``, its error is its output and the next cell runs
+    (as when a learner runs the check after a cell that failed)."""
     namespace: dict[str, Any] = {"__name__": "__main__"}
     with warnings.catch_warnings():  # a notebook's warning settings stay in the notebook
         # As a kernel shows them: on the cell's stderr, whoever else is listening.
         warnings.showwarning = _show_on_stderr
-        _execute_cells(notebook, namespace, name)
+        _execute_cells(notebook, namespace, name, allow_errors)
     return notebook
 
 
@@ -79,23 +88,30 @@ def _show_on_stderr(
     sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
-def _execute_cells(notebook: nbformat.NotebookNode, namespace: dict[str, Any], name: str) -> None:
+def _execute_cells(
+    notebook: nbformat.NotebookNode, namespace: dict[str, Any], name: str, allow_errors: bool
+) -> None:
     count = 0
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
         count += 1
         where = f"{name}: code cell {count}"
-        try:
-            with time_limit(TIMEOUT, TimeoutError(f"{where} ran for more than {TIMEOUT:g} s")):
-                stdout, stderr, value = _run_cell(cell.source, namespace, f"<{where}>")
-        except Exception as error:
+        with time_limit(TIMEOUT, TimeoutError(f"{where} ran for more than {TIMEOUT:g} s")):
+            stdout, stderr, value, error = _run_cell(cell.source, namespace, f"<{where}>")
+        if error is not None and not allow_errors:
             raise CellError(f"{where} failed: {type(error).__name__}: {error}") from error
         outputs = [
             nbformat.v4.new_output("stream", name=stream, text=text)
             for stream, text in (("stdout", stdout), ("stderr", stderr))
             if text
         ]
+        if error is not None:
+            outputs.append(
+                nbformat.v4.new_output(
+                    "error", ename=type(error).__name__, evalue=str(error), traceback=[]
+                )
+            )
         if value is not None:
             outputs.append(
                 nbformat.v4.new_output(
