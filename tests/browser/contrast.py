@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+TEXT_CONTRAST = 4.5  # WCAG AA for normal text
+
 
 def _rgba(css: str) -> tuple[float, float, float, float]:
     numbers = [float(n) for n in re.findall(r"[\d.]+", css)]

@@ -17,8 +17,7 @@ import pytest
 
 from .audit_page import SCHEMES, SERIOUS, describe_violations, switch_to_dark
 from .conftest import answer_from, canonical_address
-from .contrast import contrast
-from .test_schemes import TEXT_CONTRAST
+from .contrast import TEXT_CONTRAST, contrast
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Locator, Page

@@ -57,7 +57,7 @@ def test_copy_buttons_only_show_when_a_script_can_copy(
         context = new_context(java_script_enabled=javascript)
         page = context.new_page()
         page.goto(CHAPTER)
-        buttons = page.locator("article pre > nav.md-code__nav > button[data-md-type=copy]")
+        buttons = page.locator("article pre > .md-code__nav > button[data-md-type=copy]")
         shown[javascript] = (buttons.count(), buttons.first.is_visible())
         context.close()
     assert shown[True][0] > 0 and shown[True][1], f"{CHAPTER}: no visible copy button"

@@ -17,7 +17,7 @@ from coursekit.figures import plots
 
 from .audit_page import SCHEMES, SERIOUS, describe_violations, switch_to_dark
 from .conftest import ROOT
-from .contrast import contrast
+from .contrast import TEXT_CONTRAST, contrast
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
@@ -32,7 +32,6 @@ PLOTS = {
 }
 SHOTS = ROOT / "screenshots" / "plots"
 GRAPHICS_CONTRAST = 3.0  # WCAG 1.4.11: lines and markers against the page
-TEXT_CONTRAST = 4.5  # tick labels and axis titles are text
 PHONE = {"width": 390, "height": 844}
 SMALLEST_TEXT_PX = 10  # tick labels and axis titles, on a phone
 _AXE = Axe()
