@@ -141,6 +141,19 @@ def test_predict_the_output_accepts_error_in_any_case() -> None:
     assert output.splitlines()[-1].startswith("Correct:"), output
 
 
+def test_what_does_the_node_save_accepts_runtimeerror_and_tensors() -> None:
+    """Writing "RuntimeError" for the freed value, or tensor(5.) for 5, is right too."""
+    path = EXERCISES["what-does-the-node-save"].snippet
+    solution = (
+        region(path, "solution")
+        .replace('"error",  # backward()', '"RuntimeError",  # backward()')
+        .replace('"p.grad_fn._saved_other": 5.0', '"p.grad_fn._saved_other": torch.tensor(5.0)')
+    )
+    assert '"RuntimeError"' in solution and "torch.tensor(5.0)" in solution
+    output = _run(solution + "\n" + region(path, "check"))
+    assert output.splitlines()[-1].startswith("Correct:"), output
+
+
 def test_derive_a_gradient_hint_names_every_link_of_the_chain() -> None:
     """A formula that forgets the 2 of 2(s - t) must not be told only about the sigmoid."""
     path = EXERCISES["derive-a-gradient"].snippet

@@ -78,7 +78,7 @@ print("after a second backward():", x.grad)
 
 # --8<-- [start:non-leaf-none]
 w = torch.tensor(2.0, requires_grad=True)
-h = w * 3  # not a leaf: an operation made it
+h = w * 3  # not a leaf: a recorded operation made it (h has a grad_fn)
 (h**2).backward()
 print("w.grad:", w.grad)  # the pass reached w, and the only way to w is through h
 print("h.grad:", h.grad)  # None all the same: only leaves keep their gradient

@@ -77,12 +77,13 @@ for name, tensor in [("y", y), ("z", z), ("loss", loss)]:
 # Each grad_fn node takes the gradient arriving from above and multiplies it by
 # its own local derivative. Call the nodes by hand, from the output down.
 grad_z = loss.grad_fn(torch.tensor(1.0))  # PowBackward0: 1 * 2z
-grad_y, _ = z.grad_fn(grad_z)  # AddBackward0: * 1  (the _ is for the constant 4)
-grad_x, _ = y.grad_fn(grad_y)  # MulBackward0: * 3  (the _ is for the constant 3)
+grad_y, grad_4 = z.grad_fn(grad_z)  # AddBackward0: * 1, and a place for the constant 4
+grad_x, grad_3 = y.grad_fn(grad_y)  # MulBackward0: * 3, and a place for the constant 3
 
 print("dloss/dz =", grad_z.item())
 print("dloss/dy =", grad_y.item())
 print("dloss/dx =", grad_x.item())
+print("for the constants 4 and 3:", grad_4, grad_3)
 # --8<-- [end:node-by-node]
 
 # --8<-- [start:backward]

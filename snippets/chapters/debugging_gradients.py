@@ -116,7 +116,7 @@ print("w.grad after backward(): ", w.grad.item())
 
 # --8<-- [start:non-leaf]
 x = torch.tensor(2.0, requires_grad=True)
-y = x * 3  # made by an operation: not a leaf
+y = x * 3  # made by a recorded operation: not a leaf
 loss = y**2
 loss.backward()
 

@@ -216,6 +216,29 @@ optimizer.step()  # nothing to apply
 print(f"weight after:  {model.weight.item():.4f}")
 # --8<-- [end:wrong_order]
 
+# --8<-- [start:clear-last]
+def losses_clearing(at: str) -> list[float]:
+    """Five iterations of plain SGD that clear the gradients at the start or at the end."""
+    torch.manual_seed(0)  # the same starting weights for both runs
+    model = nn.Linear(1, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    losses = []
+    for _ in range(5):
+        if at == "start":
+            optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        if at == "end":
+            optimizer.zero_grad()  # after step(): the gradients have been used
+        losses.append(round(loss.item(), 4))
+    return losses
+
+
+print("zero_grad() first:", losses_clearing("start"))
+print("zero_grad() last: ", losses_clearing("end"))
+# --8<-- [end:clear-last]
+
 # --8<-- [start:training]
 torch.manual_seed(0)  # reproducible starting weights
 model = nn.Linear(1, 1)

@@ -50,6 +50,7 @@ print("weight.grad shape:", tuple(model.weight.grad.shape))
 print("bias.grad shape:  ", tuple(model.bias.grad.shape))
 print("inputs.grad shape:", tuple(inputs.grad.shape))
 print("bias.grad:", model.bias.grad)
+print("prediction is a leaf:", prediction.is_leaf)  # a recorded operation made it
 # --8<-- [end:backward]
 
 # --8<-- [start:sensitivity]

@@ -275,6 +275,39 @@ for name, n_in, n_out in [("wide", 100, 2), ("tall", 2, 100)]:
     print(f"  the cheaper one costs {ratio:.0f}x less")
 # --8<-- [end:flops]
 
+# --8<-- [start:memory]
+import torch.autograd.forward_ad as fwAD
+from torch.autograd.graph import saved_tensors_hooks
+
+kept = []
+
+
+def pack(tensor):
+    """Runs for every tensor an operation saves for a later backward pass."""
+    kept.append(tensor.numel() * tensor.element_size())  # its bytes
+    return tensor.detach()
+
+
+def tanh_chain(x, depth):
+    for _ in range(depth):
+        x = torch.tanh(x)
+    return x
+
+
+torch.manual_seed(0)
+x1000 = torch.randn(1000)
+for depth in (5, 10, 20):
+    kept.clear()
+    with saved_tensors_hooks(pack, lambda tensor: tensor):
+        tanh_chain(x1000.clone().requires_grad_(), depth)  # the forward pass reverse mode needs
+    reverse_bytes = sum(kept)
+    kept.clear()
+    with saved_tensors_hooks(pack, lambda tensor: tensor), fwAD.dual_level():
+        tanh_chain(fwAD.make_dual(x1000, torch.ones(1000)), depth)  # values and tangents
+    print(f"{depth:2} tanh nodes: reverse mode keeps {reverse_bytes:6} bytes,", end=" ")
+    print("forward mode", sum(kept))
+# --8<-- [end:memory]
+
 # --8<-- [start:per-sample]
 from torch.func import functional_call, grad, vmap
 

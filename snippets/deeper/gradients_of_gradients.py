@@ -34,6 +34,24 @@ for name, d, by_hand in [
 # --8<-- [start:fourth]
 fourth = torch.autograd.grad(third, x, create_graph=True)[0]  # d4y/dx4 = 0
 print("fourth:", fourth, " requires grad:", fourth.requires_grad)
+
+
+def power_in_graph(t):
+    """The exponent saved by the first PowBackward0 node below t.grad_fn."""
+    node = t.grad_fn
+    while node.name() != "PowBackward0":
+        node = next(child for child, _ in node.next_functions if child is not None)
+    return node._saved_exponent
+
+
+for name, d in [("first", first), ("second", second), ("third", third)]:
+    print(f"{name:>6} = {d.item():2g}, computed from x ** {power_in_graph(d):g}")
+
+# The same function, written as a product: now the third derivative has no graph.
+d = x * x * x
+for order in (1, 2, 3):
+    d = torch.autograd.grad(d, x, create_graph=True)[0]
+    print(f"x * x * x, derivative {order}: {d.item():2g}, requires grad: {d.requires_grad}")
 # --8<-- [end:fourth]
 
 # --8<-- [start:no-create-graph]

@@ -18,9 +18,17 @@ def model(x):
 first = model(torch.tensor(1.0))
 second = model(torch.tensor(1.0))  # the same code, the same input
 
-print("first: ", first.grad_fn.name(), "<-", first.grad_fn.next_functions[0][0].name())
-print("second:", second.grad_fn.name(), "<-", second.grad_fn.next_functions[0][0].name())
-print("the same node objects:", first.grad_fn is second.grad_fn)
+
+def below(node):
+    """The node that made the first input of node."""
+    return node.next_functions[0][0]
+
+
+print("first: ", first.grad_fn.name(), "<-", below(first.grad_fn).name())
+print("second:", second.grad_fn.name(), "<-", below(second.grad_fn).name())
+print("the same AddBackward0:  ", first.grad_fn is second.grad_fn)
+print("the same MulBackward0:  ", below(first.grad_fn) is below(second.grad_fn))
+print("the same AccumulateGrad:", below(below(first.grad_fn)) is below(below(second.grad_fn)))
 # --8<-- [end:anew]
 
 # --8<-- [start:branch]

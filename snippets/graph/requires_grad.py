@@ -85,6 +85,17 @@ print("w.long():   ", w.long().dtype, "requires_grad =", w.long().requires_grad)
 print("w.round():  ", w.round().dtype, "requires_grad =", w.round().requires_grad)
 # --8<-- [end:not-carried]
 
+# --8<-- [start:like]
+torch.manual_seed(0)
+# New tensors of w's shape and dtype: w's values are never read.
+for name, like in [
+    ("zeros_like(w):", torch.zeros_like(w)),
+    ("ones_like(w): ", torch.ones_like(w)),
+    ("randn_like(w):", torch.randn_like(w)),
+]:
+    print(name, like.dtype, "requires_grad =", like.requires_grad)
+# --8<-- [end:like]
+
 # --8<-- [start:dtypes]
 counts = torch.tensor([1, 2, 3])  # Python ints: PyTorch picks an integer dtype
 values = torch.tensor([1.0, 2.0, 3.0])  # Python floats: a floating-point dtype

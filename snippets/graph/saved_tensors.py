@@ -4,6 +4,8 @@ Each region is included by docs/graph/saved-tensors.md. The file also runs top t
 bottom on its own: `python snippets/graph/saved_tensors.py`. The calls that fail on
 purpose live in the page, in `raises=` blocks.
 """
+# Each region imports what it first needs, where the page shows it.
+# ruff: noqa: E402
 
 # --8<-- [start:mul]
 import torch
@@ -108,6 +110,32 @@ print("after one backward():", v.grad)
 total.backward()  # the same graph again: nothing it needs was freed
 print("after two:           ", v.grad)
 # --8<-- [end:twice]
+
+# --8<-- [start:kept-alive]
+import weakref
+
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+h = a.exp()  # an intermediate result
+loss = h.sin().sum()  # SinBackward0 saves h: the derivative of sin(h) is cos(h)
+
+watch = weakref.ref(h)  # watch() gives h while it exists, None once it is gone
+del h  # the code drops its only name for h
+print("h still exists, kept by the graph:", watch() is not None)
+
+loss.backward()  # uses the saved h, then frees it
+print("after backward():                 ", watch() is not None)
+# --8<-- [end:kept-alive]
+
+# --8<-- [start:dropped]
+h = a.exp()
+loss = h.sin().sum()
+watch = weakref.ref(h)
+del h
+print("h kept by the graph:          ", watch() is not None)
+
+loss = None  # no backward(): the last name of the graph's output is rebound
+print("after the graph's output went:", watch() is not None)
+# --8<-- [end:dropped]
 
 # --8<-- [start:retain]
 a = torch.tensor(2.0, requires_grad=True)

@@ -50,3 +50,15 @@ y.backward()
 print("recorded:", y.grad_fn.name())
 print("w_pos.grad:", w_pos.grad, "| w_neg.grad:", w_neg.grad)
 # --8<-- [end:where]
+
+# --8<-- [start:where-nan]
+x = torch.tensor([-1.0, 4.0], requires_grad=True)
+y = torch.where(x > 0, x.sqrt(), 0.0)  # sqrt(-1) is NaN, but where picks 0 there
+y.sum().backward()
+print("y:", y.tolist(), "| x.grad:", x.grad)  # d sqrt(x)/dx at 4 is 1/(2 * 2) = 0.25
+
+x.grad = None
+safe = torch.where(x > 0, x.clamp(min=1e-12).sqrt(), 0.0)  # defined for every x
+safe.sum().backward()
+print("clamped first:", safe.tolist(), "| x.grad:", x.grad)
+# --8<-- [end:where-nan]

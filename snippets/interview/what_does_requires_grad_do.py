@@ -31,15 +31,22 @@ def count_saved(t):
     return t
 
 
-def forward(weight):
-    inputs = torch.tensor([1.0, 2.0, 3.0])
-    return (inputs * weight).exp().sum()
+def name_of(t, known):
+    """Which known tensor t shares its memory with (addresses compared, never printed)."""
+    ptr = t.untyped_storage().data_ptr()
+    return next(name for name, k in known.items() if k.untyped_storage().data_ptr() == ptr)
 
 
-for tracked in [True, False]:
+for label, inputs_tracked, weight_tracked in [
+    ("nothing", False, False),
+    ("the weight", False, True),
+    ("weight and inputs", True, True),
+]:
     saved.clear()
-    weight = torch.tensor([0.5, -1.0, 2.0], requires_grad=tracked)
+    inputs = torch.tensor([1.0, 2.0, 3.0], requires_grad=inputs_tracked)
+    weight = torch.tensor([0.5, -1.0, 2.0], requires_grad=weight_tracked)
     with torch.autograd.graph.saved_tensors_hooks(count_saved, lambda t: t):
-        forward(weight)
-    print(f"weight requires grad: {tracked!s:5} -> tensors saved for backward: {len(saved)}")
+        e = (inputs * weight).exp()
+    names = [name_of(t, {"inputs": inputs, "weight": weight, "exp result": e}) for t in saved]
+    print(f"tracked: {label:17} -> {len(saved)} saved for backward {names}")
 # --8<-- [end:cost]

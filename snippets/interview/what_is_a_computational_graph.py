@@ -25,6 +25,9 @@ def show(node, depth=0, seen=None):
 
 
 show(loss.grad_fn)
+
+again = (w * x + b) ** 2  # the same forward pass, run a second time
+print("a new graph on every run:", again.grad_fn is not loss.grad_fn)
 # --8<-- [end:record]
 
 # --8<-- [start:walk]

@@ -87,8 +87,14 @@ def check() -> str:
             "f(x).backward()), got None. x.grad was read before backward() ran: call "
             "f(x).backward() first, then read x.grad."
         )
+    # A Python number (from .item()) is as good as a one-element tensor.
+    if isinstance(from_autograd, int | float):
+        from_autograd = torch.tensor(float(from_autograd), dtype=torch.float64)
+    if isinstance(estimate, int | float):
+        estimate = torch.tensor(float(estimate), dtype=torch.float64)
     if not isinstance(from_autograd, torch.Tensor) or not isinstance(estimate, torch.Tensor):
-        return "Not done yet: from_autograd and estimate should both be tensors."
+        kinds = f"{type(from_autograd).__name__} and {type(estimate).__name__}"
+        return f"Not quite: expected from_autograd and estimate to be tensors, got {kinds}."
     if not math.isclose(from_autograd.item(), truth.item(), rel_tol=1e-5, abs_tol=1e-9):
         twice = math.isclose(from_autograd.item(), 2 * truth.item(), rel_tol=1e-5)
         why = " That is twice as much: backward() ran twice, and .grad added both." if twice else ""

@@ -206,7 +206,23 @@ def outcome(block) -> object:
     return None if result is None else result.item()
 
 
+def normalised(prediction: object) -> object:
+    """8, 8.0, "8", tensor(8.) are the same prediction; so are None and "None"."""
+    if isinstance(prediction, torch.Tensor) and prediction.numel() == 1:
+        return prediction.item()
+    if isinstance(prediction, str):
+        word = prediction.strip()
+        if word.lower() == "none":
+            return None
+        try:
+            return float(word)
+        except ValueError:
+            return prediction
+    return prediction
+
+
 def same(prediction: object, actual: object) -> bool:
+    prediction = normalised(prediction)
     if isinstance(actual, float):
         return isinstance(prediction, int | float) and abs(prediction - actual) < 1e-6
     if actual == "error":  # "error", " Error ", "RuntimeError": the same prediction

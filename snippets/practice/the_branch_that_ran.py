@@ -19,11 +19,11 @@ def f(x, a, b):
 #     a = torch.tensor(2.0, requires_grad=True)
 #     b = torch.tensor(3.0, requires_grad=True)
 #     f(torch.tensor(x_value), a, b).backward()
-# Work out by hand what a.grad and b.grad hold after a run at x = 2 and after a run
+# Work out by hand what a.grad and b.grad hold after a run at x = 3 and after a run
 # at x = -2. Write a number, or None if you think the gradient stays None.
 predictions = {
-    "a.grad at x = 2": ...,
-    "b.grad at x = 2": ...,
+    "a.grad at x = 3": ...,
+    "b.grad at x = 3": ...,
     "a.grad at x = -2": ...,
     "b.grad at x = -2": ...,
 }
@@ -40,13 +40,13 @@ def f(x, a, b):
 
 
 predictions = {
-    "a.grad at x = 2": 4.0,  # the first branch ran: d(a x²)/da = x² = 4
-    "b.grad at x = 2": None,  # b is not in that branch, so not in the graph
+    "a.grad at x = 3": 9.0,  # the first branch ran: d(a x²)/da = x² = 9
+    "b.grad at x = 3": None,  # b is not in that branch, so not in the graph
     "a.grad at x = -2": 1.0,  # the second branch adds a: d/da = 1
-    "b.grad at x = -2": 24.0,  # d(bx)²/db = 2(bx) * x = 2 * (-6) * (-2)
+    "b.grad at x = -2": 24.0,  # d(bx)²/db = 2(bx) * x = 3 * (-6) * (-2)
 }
 
-for x_value in [2.0, -2.0]:
+for x_value in [3.0, -2.0]:
     a = torch.tensor(2.0, requires_grad=True)
     b = torch.tensor(3.0, requires_grad=True)
     f(torch.tensor(x_value), a, b).backward()
@@ -74,8 +74,8 @@ def _run(x_value: float) -> dict:
 
 
 WHY = {
-    "a.grad at x = 2": "2 > 1, so the branch a * x**2 ran, and its derivative in a is x**2",
-    "b.grad at x = 2": "2 > 1, so the branch a * x**2 ran, and it does not use b",
+    "a.grad at x = 3": "3 > 1, so the branch a * x**2 ran, and its derivative in a is x**2",
+    "b.grad at x = 3": "3 > 1, so the branch a * x**2 ran, and it does not use b",
     "a.grad at x = -2": (
         "-2 is not > 1, so the branch (b * x)**2 + a ran; it uses a too, and d/da of + a is 1"
     ),
@@ -118,10 +118,10 @@ def check() -> str:
             "Not done yet: each prediction must be a number or None (without quotes); "
             f"see: {'; '.join(invalid)}."
         )
-    runs = {2: _run(2.0), -2: _run(-2.0)}
+    runs = {3: _run(3.0), -2: _run(-2.0)}
     actual = {
-        "a.grad at x = 2": runs[2]["a"],
-        "b.grad at x = 2": runs[2]["b"],
+        "a.grad at x = 3": runs[3]["a"],
+        "b.grad at x = 3": runs[3]["b"],
         "a.grad at x = -2": runs[-2]["a"],
         "b.grad at x = -2": runs[-2]["b"],
     }

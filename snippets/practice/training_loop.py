@@ -142,6 +142,19 @@ def check() -> str:
                 "backward() adds to the old gradient. Call w.grad.zero_() and "
                 "b.grad.zero_() after every update."
             )
+    if abs(losses[0] - len(x0) * reference[0]) <= 1e-4 * len(x0) * reference[0]:
+        return (
+            f"Not quite: {summary}. Your first loss, {losses[0]:.4f}, is {len(x0)} times the "
+            f"mean squared error {reference[0]:.4f}: it is the sum of the squared errors. "
+            f"Its gradients are {len(x0)} times larger too, too large for lr = {rate:g}. "
+            "Use ((prediction - targets) ** 2).mean()."
+        )
+    if steps > 1 and got_w == 0.0 and got_b == 0.0 and max(losses) == min(losses):
+        return (
+            f"Not quite: {summary}. w and b never moved, so every update used a gradient "
+            "of zero: the gradients were cleared before the update used them. Update w "
+            "and b first, then call w.grad.zero_() and b.grad.zero_()."
+        )
     want = ", ".join(f"{value:.4f}" for value in reference[:3])
     got = ", ".join(f"{value:.4f}" for value in losses[:3])
     return (

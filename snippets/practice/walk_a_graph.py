@@ -74,17 +74,22 @@ def _name(node):
     return type(node).__name__
 
 
-def _depth_first(root, once=True, before=True, first_only=False):
+def _depth_first(
+    root, once=True, before=True, first_only=False, by_name=False, leaves=True, reverse=False
+):
     names, seen = [], []
 
     def visit(node):
-        if once and any(node is earlier for earlier in seen):
+        if not leaves and hasattr(node, "variable"):  # an AccumulateGrad node
+            return
+        if once and any((_name(node) == _name(s)) if by_name else (node is s) for s in seen):
             return
         seen.append(node)
         if before:
             names.append(_name(node))
         children = _children(node)
-        for child in children[:1] if first_only else children:
+        children = children[:1] if first_only else children
+        for child in reversed(children) if reverse else children:
             visit(child)
         if not before:
             names.append(_name(node))
@@ -128,9 +133,25 @@ MISTAKES = [
         "input before you move on to the second",
     ),
     (
+        lambda root: _depth_first(root, reverse=True),
+        "the inputs of each node were walked last to first (a stack pops the last one "
+        "pushed). Walk next_functions in the order they appear",
+    ),
+    (
         lambda root: _depth_first(root, once=False),
         "a node reached by two paths is listed twice. Keep a list of the nodes you have "
         "visited, and skip a node you have seen",
+    ),
+    (
+        lambda root: _depth_first(root, by_name=True),
+        "two different nodes with the same name were taken for one (w and b each have "
+        "their own AccumulateGrad node). Compare the nodes themselves with is, not "
+        "their names",
+    ),
+    (
+        lambda root: _depth_first(root, leaves=False),
+        "the AccumulateGrad nodes of the leaves are missing. They are nodes of the graph "
+        "too: list them",
     ),
     (
         lambda root: _depth_first(root, first_only=True),
@@ -148,6 +169,7 @@ def check() -> str:
     learner = globals().get("node_names")
     if not callable(learner):
         return "Not done yet: define the function node_names(root) in the cell above."
+    results = []  # (description, root, expected, what the learner's function returned)
     for description, root in _graphs():
         expected = _depth_first(root)
         try:
@@ -183,30 +205,31 @@ def check() -> str:
                 f"(strings) such as {expected}, got items of type {', '.join(kinds)}. "
                 "Append type(node).__name__, not the node."
             )
-        got = [_plain(name) for name in got]
-        if got == expected:
-            continue
-        if not got:
+        results.append((description, root, expected, [_plain(name) for name in got]))
+    wrong = [result for result in results if result[3] != result[2]]
+    if not wrong:
+        return (
+            "Correct: node_names walks all three graphs depth-first, each node once, "
+            "as next_functions orders them."
+        )
+    description, root, expected, got = wrong[0]
+    if not any(result[3] for result in results):
+        return (
+            "Not done yet: node_names returned an empty list. Walk the graph from "
+            "root.grad_fn and append the name of each node."
+        )
+    if "None" in got or "NoneType" in got:
+        return (
+            f"Not quite: on the graph of {description}, expected {expected}, got {got}. "
+            "The None entries of next_functions are not nodes: skip them."
+        )
+    # A mistake is named only if it explains the learner's lists on all three graphs.
+    for walk, why in MISTAKES:
+        if all(walk(r) == g for _, r, _, g in results):
             return (
-                "Not done yet: node_names returned an empty list. Walk the graph from "
-                "root.grad_fn and append the name of each node."
+                f"Not quite: on the graph of {description}, expected {expected}, got {got}: {why}."
             )
-        if "None" in got or "NoneType" in got:
-            return (
-                f"Not quite: on the graph of {description}, expected {expected}, got {got}. "
-                "The None entries of next_functions are not nodes: skip them."
-            )
-        for walk, why in MISTAKES:
-            if got == walk(root):
-                return (
-                    f"Not quite: on the graph of {description}, expected {expected}, "
-                    f"got {got}: {why}."
-                )
-        return f"Not quite: on the graph of {description}, expected {expected}, got {got}."
-    return (
-        "Correct: node_names walks all three graphs depth-first, each node once, "
-        "as next_functions orders them."
-    )
+    return f"Not quite: on the graph of {description}, expected {expected}, got {got}."
 
 
 try:

@@ -112,11 +112,17 @@ WHY = {
 }
 
 
+# Ways of writing "reading it raises", all accepted: "error", "RuntimeError", "Error", ...
+ERROR_WORDS = {"error", "runtimeerror", "runtime error"}
+
+
 def _same(predicted: object, actual: object) -> bool:
+    if isinstance(predicted, torch.Tensor) and predicted.numel() == 1:
+        predicted = predicted.item()  # tensor(5.) means the number 5
     if actual is None:
         return predicted is None
     if actual == "error":
-        return isinstance(predicted, str) and predicted.strip().lower() == "error"
+        return isinstance(predicted, str) and predicted.strip().lower() in ERROR_WORDS
     if isinstance(predicted, bool) or not isinstance(predicted, int | float):
         return False
     return abs(predicted - actual) < 1e-6

@@ -129,3 +129,59 @@ def node_names(root):
 
 
 # --8<-- [end:starts-at-the-tensor]
+
+
+# --8<-- [start:seen-by-name]
+# Mistake: skips a node whose name is already listed, so w's and b's AccumulateGrad are one.
+def node_names(root):
+    names = []
+
+    def visit(node):
+        if node is None or type(node).__name__ in names:
+            return
+        names.append(type(node).__name__)
+        for child, _ in node.next_functions:
+            visit(child)
+
+    visit(root.grad_fn)
+    return names
+
+
+# --8<-- [end:seen-by-name]
+
+
+# --8<-- [start:leaves-left-out]
+# Mistake: lists only the operations and leaves out the AccumulateGrad nodes of the leaves.
+def node_names(root):
+    names, seen = [], []
+
+    def visit(node):
+        if node is None or hasattr(node, "variable") or any(node is s for s in seen):
+            return
+        seen.append(node)
+        names.append(type(node).__name__)
+        for child, _ in node.next_functions:
+            visit(child)
+
+    visit(root.grad_fn)
+    return names
+
+
+# --8<-- [end:leaves-left-out]
+
+
+# --8<-- [start:stack-last-input-first]
+# Mistake: depth-first with a stack, which pops the last input of each node first.
+def node_names(root):
+    names, seen, stack = [], [], [root.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or any(node is s for s in seen):
+            continue
+        seen.append(node)
+        names.append(type(node).__name__)
+        stack.extend(child for child, _ in node.next_functions)
+    return names
+
+
+# --8<-- [end:stack-last-input-first]
