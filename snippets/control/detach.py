@@ -147,6 +147,18 @@ first = h_full.grad_fn.next_functions[0][0]  # AddBackward0 of the last step
 print([node.name() for node, _ in first.next_functions])
 # --8<-- [end:rnn-nodes]
 
+# --8<-- [start:tbptt-retain-graph]
+W.grad = None
+U.grad = None
+h = torch.zeros(1, 4)
+for start in range(0, 12, 4):
+    for t in range(start, start + 4):
+        h = cell(xs[t], h)
+    loss = (h**2).sum()
+    print(f"chunk starting at step {start + 1}: {graph_size(loss)} nodes, back to step 1")
+    loss.backward(retain_graph=True)  # no error, but nothing is cut
+# --8<-- [end:tbptt-retain-graph]
+
 # --8<-- [start:tbptt]
 W.grad = None
 U.grad = None

@@ -157,17 +157,17 @@ def new_model() -> tuple[nn.Module, list[float]]:
 
 
 # --8<-- [start:train]
-def train(model: nn.Module, evaluate, epochs: int = 60) -> None:
+def train(model: nn.Module, evaluate, steps: int = 60) -> None:
     optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
-    for epoch in range(1, epochs + 1):
+    for step in range(1, steps + 1):  # one full-batch step each
         optimizer.zero_grad()
         loss = F.cross_entropy(model(train_x), train_y)
         loss.backward()
         optimizer.step()
-        if epoch % 20 == 0:
+        if step % 20 == 0:
             val_loss, val_acc = evaluate(model, val_x, val_y)
             print(
-                f"epoch {epoch}: train loss {loss.item():.4f}, val loss {val_loss:.4f},"
+                f"step {step}: train loss {loss.item():.4f}, val loss {val_loss:.4f},"
                 f" val accuracy {val_acc:.3f}, model.training {model.training}"
             )
 

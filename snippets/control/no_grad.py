@@ -132,6 +132,18 @@ torch.set_grad_enabled(True)  # and back on
 print("after set_grad_enabled(True): ", torch.is_grad_enabled())
 # --8<-- [end:set-grad-enabled-call]
 
+
+# --8<-- [start:set-grad-enabled-decorator]
+@torch.set_grad_enabled(False)  # also a decorator: every call runs with grad mode off
+def triple(t):
+    return t * 3
+
+
+print("grad mode after decorating:", torch.is_grad_enabled())
+print("triple(x).requires_grad:", triple(x).requires_grad)
+print("grad mode after the call: ", torch.is_grad_enabled())
+# --8<-- [end:set-grad-enabled-decorator]
+
 # --8<-- [start:update]
 torch.manual_seed(0)
 inputs, targets = torch.randn(4, 3), torch.randn(4, 1)
@@ -156,6 +168,14 @@ print("still a leaf that requires grad:", weight.is_leaf, weight.requires_grad)
 print("still the same tensor object:", weight is by_hand.weight)
 print("in-place operations on it (version counter):", weight._version - version_before)
 # --8<-- [end:update]
+
+# --8<-- [start:update-after-forward]
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+x = torch.tensor([3.0, 4.0], requires_grad=True)
+loss = (w * x).sum()  # MulBackward0 saves w (for x's gradient) and x (for w's)
+with torch.no_grad():
+    w -= 0.1  # an update after the forward pass: w is now at version 1
+# --8<-- [end:update-after-forward]
 
 # --8<-- [start:backward-under-no-grad]
 x = torch.tensor(3.0, requires_grad=True)
