@@ -474,12 +474,13 @@ if __name__ == "__main__":
 
     # --8<-- [start:linear-fails]
     linear = MLP(2, [1], seed=0)  # one neuron, no hidden layer: a straight boundary
-    for _ in range(steps + 1):
+    for step in range(steps + 1):  # the same loop as above: 40 updates
         loss, accuracy = hinge_loss(linear, points, labels)
         linear.zero_grad()
         loss.backward()
-        for p in linear.parameters():
-            p.data -= lr * p.grad
+        if step < steps:
+            for p in linear.parameters():
+                p.data -= lr * p.grad
     print(f"one neuron after {steps} steps: loss {loss.data:.4f}, accuracy {accuracy:.0%}")
     print(decision_map(linear))
     # --8<-- [end:linear-fails]

@@ -392,6 +392,12 @@ def check() -> str:
         )
     if all(p.grad == 1.5 for p in params):
         return "Not done yet: zero_grad() does not clear the gradients yet; replace the ... in it."
+    if any(p.grad is None for p in params):
+        return (
+            "Not quite: zero_grad() should set every gradient to 0, expected p.grad == 0.0,"
+            " got None. PyTorch can use None, but this engine adds into p.grad with +=,"
+            " which fails on None: set p.grad = 0.0."
+        )
     cleared = sum(p.grad == 0 for p in params)
     if cleared != len(params):
         return (
