@@ -105,14 +105,16 @@ def page(new_context: Callable[..., BrowserContext]) -> Iterator[Page]:
     context.close()
 
 
-# True once the results on show are this query's, not the one before's: some result links
-# with ?h=<the query>, and none with another query's words (a result matched on no single
-# term, such as a section found through its page, links with an empty ?h=).
+# True once the results on show are this query's, not the one before's: each result links
+# with ?h=<the words of the query it matched>. A result matched on no single word (a
+# section found through its page) has an empty ?h=; at least one must have words.
 _RESULTS_OF = """
 ([selector, query]) => {
+  const asked = new Set(query.toLowerCase().split(/\\s+/));
   const marks = [...document.querySelectorAll(selector)].map(
-    (a) => new URL(a.href).searchParams.get("h") ?? "");
-  return marks.includes(query) && marks.every((h) => h === query || h === "");
+    (a) => (new URL(a.href).searchParams.get("h") ?? "").toLowerCase());
+  return marks.some((h) => h !== "")
+    && marks.every((h) => h.split(/\\s+/).every((w) => w === "" || asked.has(w)));
 }
 """
 
@@ -121,8 +123,11 @@ def search(page: Page, query: str) -> list[str]:
     """Type ``query`` into the search box of the home page; the result pages, best first."""
     box = page.locator(".md-search__input")
     box.click()
+    # Empty the box and wait for the old results to go; then the query goes in at once, so
+    # no result of a half-typed word can pass for the query's.
     box.fill("")
-    page.keyboard.type(query)
+    page.locator(RESULT_LINKS).first.wait_for(state="detached")
+    box.fill(query)
     page.wait_for_function(_RESULTS_OF, arg=[RESULT_LINKS, query])
     hrefs = page.locator(RESULT_LINKS).evaluate_all("links => links.map((a) => a.href)")
     base = page.evaluate("() => new URL(document.baseURI).origin + '/'")
