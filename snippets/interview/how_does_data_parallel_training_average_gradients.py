@@ -115,7 +115,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def launch(timeout: float = 60.0) -> list[dict[str, Any]]:
+def launch(timeout: float = 120.0) -> list[dict[str, Any]]:
     """Fork the workers, wait for them (at most `timeout` s), return their reports."""
     context = mp.get_context("fork")  # fork: the workers need not import torch again
     results = context.Queue()
