@@ -38,7 +38,8 @@ PARTS = {"Part 1": "1", "Part 2": "2", "Part 3": "3", "Going deeper": "D"}
 
 
 def _exercise_sections() -> dict[str, list[str]]:
-    practice = next(i["Practice"] for i in PROJECT.config.nav if isinstance(i, dict) and "Practice" in i)
+    nav = PROJECT.config.nav
+    practice = next(i["Practice"] for i in nav if isinstance(i, dict) and "Practice" in i)
     exercises = next(i["Exercises"] for i in practice if isinstance(i, dict) and "Exercises" in i)
     return {title: list(paths) for section in exercises for title, paths in section.items()}
 

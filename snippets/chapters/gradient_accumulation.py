@@ -216,6 +216,7 @@ optimizer.step()  # nothing to apply
 print(f"weight after:  {model.weight.item():.4f}")
 # --8<-- [end:wrong_order]
 
+
 # --8<-- [start:clear-last]
 def losses_clearing(at: str) -> list[float]:
     """Five iterations of plain SGD that clear the gradients at the start or at the end."""

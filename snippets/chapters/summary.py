@@ -5,6 +5,7 @@ loop of Part 2, and the validation loop of Part 3 on the model that loop trained
 second backward pass of Part 1, which fails on purpose, lives in the page, in a
 `raises=` block. The file also runs on its own: `python snippets/chapters/summary.py`.
 """
+# ruff: noqa: E402  (each region imports what it shows)
 
 # --8<-- [start:graph]
 import torch
@@ -15,7 +16,9 @@ loss = (w * x - 1) ** 2
 
 for name, t in [("x", x), ("w", w), ("loss", loss)]:
     made_by = t.grad_fn.name() if t.grad_fn is not None else None
-    print(f"{name:4}  requires_grad={t.requires_grad!s:5}  is_leaf={t.is_leaf!s:5}  grad_fn={made_by}")
+    print(
+        f"{name:4}  requires_grad={t.requires_grad!s:5}  is_leaf={t.is_leaf!s:5}  grad_fn={made_by}"
+    )
 
 # Walk the graph from the loss back to the leaf, one node at a time.
 node = loss.grad_fn

@@ -123,11 +123,13 @@ def search(page: Page, query: str) -> list[str]:
     """Type ``query`` into the search box of the home page; the result pages, best first."""
     box = page.locator(".md-search__input")
     box.click()
-    # Empty the box and wait for the old results to go; then the query goes in at once, so
-    # no result of a half-typed word can pass for the query's.
+    # Empty the box and wait for the old results to go. Material searches on a key press,
+    # so the query goes in whole but its last letter, which is then typed: no result of a
+    # half-typed word can pass for the query's.
     box.fill("")
     page.locator(RESULT_LINKS).first.wait_for(state="detached")
-    box.fill(query)
+    box.fill(query[:-1])
+    page.keyboard.type(query[-1])
     page.wait_for_function(_RESULTS_OF, arg=[RESULT_LINKS, query])
     hrefs = page.locator(RESULT_LINKS).evaluate_all("links => links.map((a) => a.href)")
     base = page.evaluate("() => new URL(document.baseURI).origin + '/'")
