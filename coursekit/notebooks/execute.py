@@ -25,7 +25,7 @@ import linecache
 import sys
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import nbformat
 
@@ -63,6 +63,17 @@ def _run_cell(
     return out.getvalue(), err.getvalue(), value, error
 
 
+# Python's default warning filters, as a Jupyter kernel runs with them; the last one listed
+# is tried first: a DeprecationWarning of the notebook's own code is shown.
+KERNEL_FILTERS: tuple[tuple[Literal["default", "ignore"], type[Warning], str], ...] = (
+    ("ignore", ResourceWarning, ""),
+    ("ignore", ImportWarning, ""),
+    ("ignore", PendingDeprecationWarning, ""),
+    ("ignore", DeprecationWarning, ""),
+    ("default", DeprecationWarning, "__main__"),
+)
+
+
 def execute(
     notebook: nbformat.NotebookNode, name: str, *, allow_errors: bool = False
 ) -> nbformat.NotebookNode:
@@ -71,6 +82,12 @@ def execute(
     (as when a learner runs the check after a cell that failed)."""
     namespace: dict[str, Any] = {"__name__": "__main__"}
     with warnings.catch_warnings():  # a notebook's warning settings stay in the notebook
+        # A kernel's filters, whoever runs the build: pytest's would also show the
+        # DeprecationWarnings raised inside libraries, once per process, so a page's output
+        # would depend on what ran before it.
+        warnings.resetwarnings()
+        for action, category, module in KERNEL_FILTERS:
+            warnings.filterwarnings(action, category=category, module=module)
         # As a kernel shows them: on the cell's stderr, whoever else is listening.
         warnings.showwarning = _show_on_stderr
         _execute_cells(notebook, namespace, name, allow_errors)
