@@ -33,7 +33,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(optionalhook=True)  # a hook of xdist's: unknown under `-p no:xdist`
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    # Both write one file from what every block printed: one process sees every block.
     if config.getoption("--record-outputs", default=False):
+        return 0
+    if config.getoption("--drift-report", default=None):
         return 0
     args = [arg for arg in config.args if not arg.startswith("-")]
     if args and all(arg.split("::")[0].endswith(".md") for arg in args):
