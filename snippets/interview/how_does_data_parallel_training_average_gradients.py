@@ -3,7 +3,7 @@
 
 A real two-process group on the CPU (the gloo backend), with DistributedDataParallel.
 Run it: python snippets/interview/how_does_data_parallel_training_average_gradients.py
-It starts a fresh Python process (the launcher, `--launch`), which forks two workers,
+It starts a fresh Python process (the launcher, `--launch`), which starts two workers,
 collects what they report, and prints it in rank order. The page runs it the same way,
 because worker processes cannot be started from inside the site's build process.
 """
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 
-def run_in_fresh_process(script: Path, timeout: float = 140.0) -> str:
+def run_in_fresh_process(script: Path, timeout: float = 230.0) -> str:
     """Run this script's launcher in a new Python process and return what it printed."""
     completed = subprocess.run(
         [sys.executable, str(script), "--launch"],
@@ -41,7 +41,6 @@ from datetime import timedelta
 from typing import Any
 
 import torch
-import torch._dynamo  # DDP imports it: import it once, before the workers fork
 import torch.distributed as dist
 import torch.multiprocessing as mp
 import torch.nn.functional as F
@@ -75,7 +74,9 @@ def worker(rank: int, port: int, results: Any) -> None:
     """What each process runs: its half of the batch through its copy of the model."""
     os.environ["MASTER_ADDR"] = "127.0.0.1"  # the group meets on this machine only
     os.environ["MASTER_PORT"] = str(port)
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD_SIZE, timeout=timedelta(seconds=30))
+    dist.init_process_group(
+        "gloo", rank=rank, world_size=WORLD_SIZE, timeout=timedelta(seconds=120)
+    )
     try:
         model = DDP(new_model(seed=rank))  # different weights on purpose: DDP copies rank 0's
         all_reduces: list[int] = []
@@ -115,12 +116,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def launch(timeout: float = 120.0) -> list[dict[str, Any]]:
-    """Fork the workers, wait for them (at most `timeout` s), return their reports."""
-    context = mp.get_context("fork")  # fork: the workers need not import torch again
+def launch(timeout: float = 200.0) -> list[dict[str, Any]]:
+    """Start the workers, wait for them (at most `timeout` s), return their reports."""
+    # spawn, as torch.multiprocessing.spawn does: each worker is a fresh Python. A forked
+    # worker inherits the launcher's threads' locks, and on a busy machine could hang.
+    context = mp.get_context("spawn")
     results = context.Queue()
     processes = mp.start_processes(
-        worker, args=(free_port(), results), nprocs=WORLD_SIZE, join=False, start_method="fork"
+        worker, args=(free_port(), results), nprocs=WORLD_SIZE, join=False, start_method="spawn"
     )
     deadline = time.monotonic() + timeout
     while not processes.join(timeout=1.0):  # raises if a worker failed
