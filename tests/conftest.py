@@ -30,7 +30,9 @@ for key, value in QUIET_ENV.items():
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # Fixture sites are broken on purpose; tests/test_bad_input.py builds and checks them.
-collect_ignore = ["fixtures"]
+# tests/mistakes/ holds learners' wrong answers, run by tests/test_notebooks.py; imported
+# (as pytest-markdown-docs would, to read docstrings), one raises on purpose.
+collect_ignore = ["fixtures", "mistakes"]
 
 TEST_REPO_URL = "https://github.com/example/course"
 BUILD_TIMEOUT = 1800
