@@ -276,6 +276,8 @@ def _postprocess(svg: str, id_salt: str = "") -> str:
         name = re.escape(empty)
         svg = re.sub(rf'<path id="{name}"[^>]*/>|<use xlink:href="#{name}"[^>]*/>', "", svg)
     svg = svg.replace("<defs></defs>", "")
+    # A markers-only line's stroke has no path data: it draws nothing, and SVG requires d.
+    svg = re.sub(r"<path(?![^>]*\s(?:d|id)=)[^>]*/>", "", svg)
     # Two decimals of an SVG unit is far below a pixel; the bytes drop by about a third.
     svg = re.sub(
         r'(<path id="[^"]+" d=")([^"]*)" transform="scale\(([\d.]+)\)"',
