@@ -15,7 +15,8 @@ import pytest
 
 # What the code printed (output boxes) and what it drew (figures), per page.
 _GENERATED = re.compile(
-    r'<div class="result exec-output".*?</code></pre></div>(?:<p class="exec-timing">)?'
+    r'<div class="result exec-output".*?</code></pre></div>'
+    r'(?:\s*</div>)?(?:<p class="exec-timing">)?'
     r"|<figure.*?</figure>",
     re.S,
 )
