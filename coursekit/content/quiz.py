@@ -283,6 +283,16 @@ class _Renderer:
         rendered = maths.sub(_tex_as_text, self.inline(text))
         return html.escape(html.unescape(re.sub(r"<[^>]+>", "", rendered)))
 
+    def name_if_maths(self, text: Any) -> str:
+        """An ``aria-label`` for a control whose label holds maths, else nothing.
+
+        Accessible names leave MathML out (axe-core, NVDA and JAWS all drop it), so a
+        label of only maths would name its control with nothing at all.
+        """
+        if "<math" not in self.inline(text):
+            return ""
+        return f' aria-label="{self.plain(text)}"'
+
     def _links(self, rendered: str) -> str:
         def fix(match: re.Match[str]) -> str:
             target = posixpath.normpath(
@@ -296,11 +306,49 @@ class _Renderer:
         return re.sub(r'href="(?P<path>[^":#?]+\.md)(?P<anchor>#[^"]*)?"', fix, rendered)
 
 
+# TeX commands read as a symbol; formatting commands vanish; any other keeps its name
+# (\sin, \log, \max), so "$2\sin(x)$" reads "2 sin(x)", not "2(x)".
+TEX_SYMBOLS = MappingProxyType(
+    {
+        "partial": "∂",
+        "times": "×",
+        "cdot": "·",
+        "top": "ᵀ",
+        "lambda": "λ",
+        "sigma": "σ",
+        "approx": "≈",
+        "le": "≤",
+        "ge": "≥",
+        "ne": "≠",
+        "infty": "∞",
+        "sum": "Σ",
+        "nabla": "∇",
+        "lVert": "‖",
+        "rVert": "‖",
+        "ldots": "…",
+        "to": "→",
+    }
+)
+TEX_FORMATTING = frozenset(
+    {"mathrm", "mathbf", "mathit", "text", "operatorname", "left", "right", "hat", "bar"}
+)
+
+
 def _tex_as_text(match: re.Match[str]) -> str:
     tex = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"\1/\2", html.unescape(match[1]))
-    for command, symbol in (("\\cdot", "·"), ("\\times", "×"), ("\\,", " ")):
-        tex = tex.replace(command, symbol)
-    return html.escape(re.sub(r"\\[a-zA-Z]+\s*|[{}]", "", tex))
+    tex = tex.replace("\\,", " ")
+
+    def command(m: re.Match[str]) -> str:
+        name = m[1]
+        if name in TEX_FORMATTING:
+            return ""
+        if name in TEX_SYMBOLS:
+            return TEX_SYMBOLS[name]
+        after_word = m.start() > 0 and tex[m.start() - 1].isalnum()
+        return f"{' ' if after_word else ''}{name}{' ' if m[2] else ''}"
+
+    tex = re.sub(r"\\([a-zA-Z]+)(\s*)", command, tex).replace("^ᵀ", "ᵀ")
+    return html.escape(re.sub(r" {2,}", " ", re.sub(r"[{}]", "", tex)))
 
 
 def _attr(value: Any) -> str:
@@ -413,7 +461,8 @@ def _choice(question: dict[str, Any], base: str, r: _Renderer) -> tuple[str, str
     choices = question["choices"]
     correct = next(i for i, c in enumerate(choices) if c.get("correct") is True)
     options = "\n".join(
-        f'<li class="quiz-choice"><input type="radio" name="{base}" id="{base}-c{i}" value="{i}">'
+        f'<li class="quiz-choice"><input type="radio" name="{base}" id="{base}-c{i}" value="{i}"'
+        f"{r.name_if_maths(c['text'])}>"
         f'<label for="{base}-c{i}">{r.inline(c["text"])}</label></li>'
         for i, c in enumerate(choices)
     )
@@ -469,7 +518,8 @@ def _match(question: dict[str, Any], base: str, r: _Renderer) -> tuple[str, str,
     options = "".join(f'<option value="{i}">{r.plain(pairs[i]["right"])}</option>' for i in order)
     rows = "\n".join(
         f'<li class="quiz-pair"><label class="quiz-pair__left" for="{base}-p{i}">'
-        f'{r.inline(p["left"])}</label> <select id="{base}-p{i}" data-quiz-pair="{i}">'
+        f'{r.inline(p["left"])}</label> <select id="{base}-p{i}" data-quiz-pair="{i}"'
+        f"{r.name_if_maths(p['left'])}>"
         f'<option value="">Choose…</option>{options}</select>'
         '<span class="quiz-pair__mark" data-quiz-mark></span></li>'
         for i, p in enumerate(pairs)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
+import re
 import shutil
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import AnchorLink
 from mkdocs.utils import get_relative_url
 
 from coursekit.markdown.page import PageSource
@@ -95,6 +97,32 @@ def restore_source(build: BuildRun, page: Page) -> None:
     source = build.restore.pop(page.file.src_uri, None)
     if source is not None:
         page.file.abs_src_path = source
+
+
+HEADING_ID = re.compile(r"<h[1-6]\b[^>]*\bid=\"([^\"]+)\"")
+
+
+def align_toc(page: Page, html: str) -> None:
+    """``on_page_content`` of a notebook page: its contents and skip link use its heading ids.
+
+    mkdocs-jupyter slugs the table of contents from the Markdown, and nbconvert slugs the
+    headings from the HTML. They differ when a heading holds code ("… with `create_graph`"
+    loses its last word in the first), and then "Skip to content" led nowhere.
+    """
+    ids = HEADING_ID.findall(html)
+    items: list[AnchorLink] = []
+    stack = list(reversed(page.toc.items))
+    while stack:
+        item = stack.pop()
+        items.append(item)
+        stack.extend(reversed(item.children))
+    if len(items) != len(ids):
+        raise PluginError(
+            f"docs/{page.file.src_uri}: the contents list {len(items)} headings, the page "
+            f"has {len(ids)} with an id; the links of its contents cannot be matched"
+        )
+    for item, heading_id in zip(items, ids, strict=True):
+        item.id = heading_id
 
 
 def prune(build: BuildRun) -> None:

@@ -18,8 +18,9 @@ The MkDocs events it uses, in the order a build runs them:
 * ``on_page_markdown``: the page read once (includes expanded), its blocks run or
   recalled, its chapter notebook made, the run stamp, short answers, exercise links
   and quizzes added.
-* ``on_page_content``: every block was shown; notebook pages cleaned; copy buttons,
-  step-through assets and notebook links added.
+* ``on_page_content``: every block was shown; notebook pages cleaned and their
+  contents linked to their heading ids; copy buttons, step-through assets and notebook
+  links added.
 * ``on_page_context``: the meta description escaped; edit links of notebooks.
 * ``on_post_page`` (before mkdocs-jupyter copies the download): the clean notebook.
 * ``on_post_build``: the summary line; caches of pages and notebooks that are gone.
@@ -246,6 +247,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         if src in build.notebook_jobs:
             pruner = self.memo.styles if self.memo else self.pruner
             html = page_cleanup.page_content(html, src, pruner)
+            notebook_pages.align_toc(page, html)
         html = with_step_assets(copy_buttons.add(html), page.url)
         return notebook_pages.links_under_title(build, html, page, config, files)
 

@@ -38,12 +38,22 @@ OWN_CONTRAST = [["pre"], [".highlight"], ["math"]]
 # combination, with the first text that has it.
 TEXT_COLOURS_JS = """
 () => {
+  // The colour seen behind an element: translucent backgrounds (an admonition title's
+  // tint) blended, from the nearest opaque one up.
   const behind = (el) => {
+    const layers = [];
     for (; el; el = el.parentElement) {
-      const bg = getComputedStyle(el).backgroundColor;
-      if (!/rgba\\(.*, 0\\)$/.test(bg) && bg !== "transparent") return bg;
+      const [r, g, b, a = 1] = (getComputedStyle(el).backgroundColor.match(/[\\d.]+/g) || [])
+        .map(Number);
+      if (r === undefined || a === 0) continue;
+      layers.push([r, g, b, a]);
+      if (a === 1) break;
     }
-    return "rgb(255, 255, 255)";
+    let [r, g, b] = [255, 255, 255];
+    for (const [lr, lg, lb, a] of layers.reverse()) {
+      [r, g, b] = [a * lr + (1 - a) * r, a * lg + (1 - a) * g, a * lb + (1 - a) * b];
+    }
+    return `rgb(${Math.round(r)}, ${Math.round(g)}, ${Math.round(b)})`;
   };
   const seen = new Map();
   const article = document.querySelector("article") || document.body;

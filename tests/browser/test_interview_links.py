@@ -86,10 +86,12 @@ def test_no_copy_links_outside_the_interview_pages(page: Page) -> None:
 
 @pytest.mark.parametrize("paper", ["A4", "Letter"])
 def test_the_summary_prints_on_one_sheet(page: Page, paper: str) -> None:
+    """Both sides of one sheet: 46 short answers on one side would be too small to read."""
     page.goto("interview/summary/")
     pdf = page.pdf(format=paper)
-    sheets = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
-    assert sheets == 1, (
-        f"the printable summary takes {sheets} {paper} sheets; shorten the short answers "
-        "or tighten the print styles in docs/assets/stylesheets/interview.css"
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
+    assert pages <= 2, (
+        f"the printable summary takes {pages} {paper} pages, more than one sheet printed on "
+        "both sides; shorten the short answers or tighten the print styles in "
+        "docs/assets/stylesheets/interview.css"
     )

@@ -120,7 +120,10 @@ def answer_with_mouse(page: Page, q: Question, answer: list[str]) -> None:
         field.fill(answer[0])
     else:
         for select, value in zip(box.locator("select").all(), answer, strict=True):
-            select.select_option(value)
+            # By index: Playwright matches a value against option labels too (even with
+            # value=), and an option labelled "2" may have the value 1.
+            values = select.evaluate("(s) => [...s.options].map((o) => o.value)")
+            select.select_option(index=values.index(value))
     box.locator(".quiz-check").click()
 
 
