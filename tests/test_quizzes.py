@@ -507,3 +507,22 @@ def test_all_maths_is_converted(page: quiz.Quiz) -> None:
     """A `$` left in the HTML is maths that did not convert (e.g. `$2x$`; write `${2x}$`)."""
     html = re.sub(r"<code>.*?</code>|<math.*?</math>", "", _render(page), flags=re.S)
     assert "$" not in html, re.findall(r".{30}\$.{30}", html)
+
+
+@pytest.mark.parametrize(
+    ("tex", "text"),
+    [
+        (r"\frac{\partial L}{\partial w}", "∂L/∂w"),
+        (r"\frac{1}{1+e^{-x}}", "1/(1+e^(-x))"),
+        (r"14 \cdot x", "14 · x"),
+        (r"v^{\top} J", "vᵀ J"),
+        (r"\mathrm{diag}(p) - p\, p^\top", "diag(p) - p pᵀ"),
+        (r"2\sin(x)", "2 sin(x)"),
+        (r"\hat y = \varepsilon", "y\u0302 = ε"),
+        (r"\log 9 \approx 2.1972", "log 9 ≈ 2.1972"),
+        (r"a < b", "a &lt; b"),
+    ],
+)
+def test_maths_reads_as_text_where_markup_cannot_go(tex: str, text: str) -> None:
+    """<option>s and accessible names hold text only: the maths is read out, not dropped."""
+    assert quiz._tex_as_text(re.fullmatch("(.*)", tex)) == text

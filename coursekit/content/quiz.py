@@ -284,10 +284,10 @@ class _Renderer:
         return html.escape(html.unescape(re.sub(r"<[^>]+>", "", rendered)))
 
     def name_if_maths(self, text: Any) -> str:
-        """An ``aria-label`` for a control whose label holds maths, else nothing.
+        """An ``aria-label`` for a control whose label holds any maths, else nothing.
 
-        Accessible names leave MathML out (axe-core, NVDA and JAWS all drop it), so a
-        label of only maths would name its control with nothing at all.
+        Accessible names leave MathML out (axe-core, NVDA and JAWS all drop it): "$-0.75$"
+        would name its control with nothing, "the gradient $dy/dx$" with half a sentence.
         """
         if "<math" not in self.inline(text):
             return ""
@@ -306,49 +306,92 @@ class _Renderer:
         return re.sub(r'href="(?P<path>[^":#?]+\.md)(?P<anchor>#[^"]*)?"', fix, rendered)
 
 
-# TeX commands read as a symbol; formatting commands vanish; any other keeps its name
-# (\sin, \log, \max), so "$2\sin(x)$" reads "2 sin(x)", not "2(x)".
+# TeX as plain text, for <option>s and accessible names. Commands in TEX_SYMBOLS read as
+# their symbol, formatting commands vanish, and any other keeps its name (\sin, \log,
+# \max), so "$2\sin(x)$" reads "2 sin(x)", not "2(x)".
 TEX_SYMBOLS = MappingProxyType(
     {
+        "alpha": "α",
+        "beta": "β",
+        "gamma": "γ",
+        "delta": "δ",
+        "epsilon": "ε",
+        "varepsilon": "ε",
+        "eta": "η",
+        "theta": "θ",
+        "lambda": "λ",
+        "mu": "μ",
+        "pi": "π",
+        "rho": "ρ",
+        "sigma": "σ",
+        "tau": "τ",
+        "phi": "φ",
+        "omega": "ω",
+        "Delta": "Δ",
+        "Sigma": "Σ",
         "partial": "∂",
+        "nabla": "∇",
         "times": "×",
         "cdot": "·",
-        "top": "ᵀ",
-        "lambda": "λ",
-        "sigma": "σ",
         "approx": "≈",
         "le": "≤",
+        "leq": "≤",
         "ge": "≥",
+        "geq": "≥",
         "ne": "≠",
+        "neq": "≠",
+        "in": "∈",
         "infty": "∞",
         "sum": "Σ",
-        "nabla": "∇",
         "lVert": "‖",
         "rVert": "‖",
         "ldots": "…",
         "to": "→",
+        "quad": " ",
     }
 )
+# Read with the next symbol ("∂b", "‖x"), not spaced from it.
+TEX_PREFIXES = frozenset({"partial", "nabla", "sum", "lVert", "Delta"})
 TEX_FORMATTING = frozenset(
-    {"mathrm", "mathbf", "mathit", "text", "operatorname", "left", "right", "hat", "bar"}
+    {"mathrm", "mathbf", "mathit", "mathbb", "mathcal", "text", "operatorname", "left", "right"}
 )
+TEX_ACCENTS = MappingProxyType({"hat": "\u0302", "bar": "\u0304", "tilde": "\u0303"})
+_FRAC = re.compile(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}")
+
+
+def _fraction_part(part: str) -> str:
+    """A sum or difference in a fraction gets brackets: "(a+b)/c", not "a+b/c"."""
+    return f"({part.strip()})" if re.search(r"[-+]", part.strip()[1:]) else part.strip()
 
 
 def _tex_as_text(match: re.Match[str]) -> str:
-    tex = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"\1/\2", html.unescape(match[1]))
-    tex = tex.replace("\\,", " ")
+    tex = html.unescape(match[1])
+    # Accents combine with their letter (x̂); spacing commands are spaces.
+    tex = re.sub(r"\\(hat|bar|tilde)\s*\{?(\w)\}?", lambda m: m[2] + TEX_ACCENTS[m[1]], tex)
+    tex = re.sub(r"\\[,;:!]", " ", tex).replace("\\|", "‖")
+    # Innermost groups first: ^{...} and \sqrt{...}, then fractions, until none is left.
+    while True:
+        before = tex
+        tex = re.sub(r"\^\{\\top\}|\^\\top", "ᵀ", tex)
+        tex = re.sub(
+            r"\^\{([^{}]*)\}", lambda m: "^" + (m[1] if len(m[1]) == 1 else f"({m[1]})"), tex
+        )
+        tex = re.sub(r"\\sqrt\{([^{}]*)\}", r"√(\1)", tex)
+        tex = _FRAC.sub(lambda m: f"{_fraction_part(m[1])}/{_fraction_part(m[2])}", tex)
+        if tex == before:
+            break
 
     def command(m: re.Match[str]) -> str:
-        name = m[1]
+        name, space = m[1], " " if m[2] else ""
         if name in TEX_FORMATTING:
             return ""
         if name in TEX_SYMBOLS:
-            return TEX_SYMBOLS[name]
+            return TEX_SYMBOLS[name] + ("" if name in TEX_PREFIXES else space)
         after_word = m.start() > 0 and tex[m.start() - 1].isalnum()
-        return f"{' ' if after_word else ''}{name}{' ' if m[2] else ''}"
+        return f"{' ' if after_word else ''}{name}{space}"
 
-    tex = re.sub(r"\\([a-zA-Z]+)(\s*)", command, tex).replace("^ᵀ", "ᵀ")
-    return html.escape(re.sub(r" {2,}", " ", re.sub(r"[{}]", "", tex)))
+    tex = re.sub(r"\\([a-zA-Z]+)(\s*)", command, tex)
+    return html.escape(re.sub(r" {2,}", " ", re.sub(r"[{}]", "", tex)).strip())
 
 
 def _attr(value: Any) -> str:

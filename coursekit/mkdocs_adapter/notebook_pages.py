@@ -99,7 +99,7 @@ def restore_source(build: BuildRun, page: Page) -> None:
         page.file.abs_src_path = source
 
 
-HEADING_ID = re.compile(r"<h[1-6]\b[^>]*\bid=\"([^\"]+)\"")
+HEADING_ID = re.compile(r"<h([1-6])\b[^>]*\sid=\"([^\"]+)\"")
 
 
 def align_toc(page: Page, html: str) -> None:
@@ -109,19 +109,20 @@ def align_toc(page: Page, html: str) -> None:
     headings from the HTML. They differ when a heading holds code ("… with `create_graph`"
     loses its last word in the first), and then "Skip to content" led nowhere.
     """
-    ids = HEADING_ID.findall(html)
+    headings = [(int(level), heading_id) for level, heading_id in HEADING_ID.findall(html)]
     items: list[AnchorLink] = []
     stack = list(reversed(page.toc.items))
     while stack:
         item = stack.pop()
         items.append(item)
         stack.extend(reversed(item.children))
-    if len(items) != len(ids):
+    levels = [item.level for item in items]
+    if levels != [level for level, _ in headings]:
         raise PluginError(
-            f"docs/{page.file.src_uri}: the contents list {len(items)} headings, the page "
-            f"has {len(ids)} with an id; the links of its contents cannot be matched"
+            f"docs/{page.file.src_uri}: the contents list headings of levels {levels}, the "
+            f"page has {[level for level, _ in headings]}; its contents cannot be linked"
         )
-    for item, heading_id in zip(items, ids, strict=True):
+    for item, (_, heading_id) in zip(items, headings, strict=True):
         item.id = heading_id
 
 
