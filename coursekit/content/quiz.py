@@ -279,19 +279,7 @@ class _Renderer:
 
     def plain(self, text: Any) -> str:
         """Text for places that cannot hold markup (``<option>``); maths as its TeX source."""
-        maths = re.compile(r'<math[^>]*alttext="([^"]*)".*?</math>', re.S)
-        rendered = maths.sub(_tex_as_text, self.inline(text))
-        return html.escape(html.unescape(re.sub(r"<[^>]+>", "", rendered)))
-
-    def name_if_maths(self, text: Any) -> str:
-        """An ``aria-label`` for a control whose label holds any maths, else nothing.
-
-        Accessible names leave MathML out (axe-core, NVDA and JAWS all drop it): "$-0.75$"
-        would name its control with nothing, "the gradient $dy/dx$" with half a sentence.
-        """
-        if "<math" not in self.inline(text):
-            return ""
-        return f' aria-label="{self.plain(text)}"'
+        return _as_text(self.inline(text))
 
     def _links(self, rendered: str) -> str:
         def fix(match: re.Match[str]) -> str:
@@ -304,6 +292,23 @@ class _Renderer:
             return f'href="{url}{match["anchor"] or ""}"'
 
         return re.sub(r'href="(?P<path>[^":#?]+\.md)(?P<anchor>#[^"]*)?"', fix, rendered)
+
+
+_MATHS = re.compile(r'<math[^>]*alttext="([^"]*)".*?</math>', re.S)
+
+
+def _as_text(rendered: str) -> str:
+    """Rendered inline HTML as escaped text, its maths read out (see ``_tex_as_text``)."""
+    return html.escape(html.unescape(re.sub(r"<[^>]+>", "", _MATHS.sub(_tex_as_text, rendered))))
+
+
+def _name_if_maths(label: str) -> str:
+    """An ``aria-label`` for a control whose rendered label holds any maths, else nothing.
+
+    Accessible names leave MathML out (axe-core, NVDA and JAWS all drop it): "$-0.75$"
+    would name its control with nothing, "the gradient $dy/dx$" with half a sentence.
+    """
+    return f' aria-label="{_as_text(label)}"' if "<math" in label else ""
 
 
 # TeX as plain text, for <option>s and accessible names. Commands in TEX_SYMBOLS read as
@@ -503,11 +508,11 @@ def _choice(question: dict[str, Any], base: str, r: _Renderer) -> tuple[str, str
     """Radio buttons; the answer is the index of the correct choice."""
     choices = question["choices"]
     correct = next(i for i, c in enumerate(choices) if c.get("correct") is True)
+    labels = [r.inline(c["text"]) for c in choices]
     options = "\n".join(
         f'<li class="quiz-choice"><input type="radio" name="{base}" id="{base}-c{i}" value="{i}"'
-        f"{r.name_if_maths(c['text'])}>"
-        f'<label for="{base}-c{i}">{r.inline(c["text"])}</label></li>'
-        for i, c in enumerate(choices)
+        f'{_name_if_maths(label)}><label for="{base}-c{i}">{label}</label></li>'
+        for i, label in enumerate(labels)
     )
     explanations = [
         _explanation(
@@ -561,11 +566,10 @@ def _match(question: dict[str, Any], base: str, r: _Renderer) -> tuple[str, str,
     options = "".join(f'<option value="{i}">{r.plain(pairs[i]["right"])}</option>' for i in order)
     rows = "\n".join(
         f'<li class="quiz-pair"><label class="quiz-pair__left" for="{base}-p{i}">'
-        f'{r.inline(p["left"])}</label> <select id="{base}-p{i}" data-quiz-pair="{i}"'
-        f"{r.name_if_maths(p['left'])}>"
+        f'{left}</label> <select id="{base}-p{i}" data-quiz-pair="{i}"{_name_if_maths(left)}>'
         f'<option value="">Choose…</option>{options}</select>'
         '<span class="quiz-pair__mark" data-quiz-mark></span></li>'
-        for i, p in enumerate(pairs)
+        for i, left in enumerate(r.inline(p["left"]) for p in pairs)
     )
     explanations = [
         _explanation(
