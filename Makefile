@@ -6,11 +6,15 @@ BIN := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 export PYTHONHASHSEED := 0
-# The examples are tiny: one thread is faster on a busy 2-core machine, and keeps
-# floating-point reductions in one fixed order (the outputs do not depend on it).
-export OMP_NUM_THREADS := 1
+# The numerical code paths (MKL, ATen, oneDNN, threads) are pinned by coursekit itself,
+# in every process that runs blocks, not here: see coursekit/numerics.py.
 
-.PHONY: serve build test record notebooks bench audit lint clean
+# The older PyTorch whose outputs the version notes show (mkdocs.yml: version_notes).
+OLD_TORCH ?= 2.13.0
+OLD_VENV := .venv-torch-$(OLD_TORCH)
+NOTED_PAGES = $(shell grep -rl --include='*.md' 'changed="' docs)
+
+.PHONY: serve build test record older older-check notebooks bench audit lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +44,22 @@ test: $(VENV)/.test-deps  ## every test: drift check, bad input, maths, notebook
 record: $(VENV)/.test-deps  ## rewrite tests/recorded_outputs.yml after reviewing a drift diff
 	$(BIN)/python -m pytest docs --record-outputs -p no:randomly -n 0
 	git --no-pager diff --stat -- tests/recorded_outputs.yml
+
+# The site's dependencies beside an older torch, with the project itself (editable).
+$(OLD_VENV)/.deps: pyproject.toml
+	$(PYTHON) -m venv $(OLD_VENV)
+	$(OLD_VENV)/bin/pip install --quiet --upgrade pip
+	$(PYTHON) scripts/requirements.py --without torch --extra test \
+	  | $(OLD_VENV)/bin/pip install --quiet torch==$(OLD_TORCH) -r /dev/stdin
+	$(OLD_VENV)/bin/pip install --quiet --no-deps -e .
+	touch $@
+
+older: $(OLD_VENV)/.deps  ## record what OLD_TORCH prints for the blocks marked changed= (version notes)
+	$(OLD_VENV)/bin/python -m pytest $(NOTED_PAGES) --older --record-outputs -p no:randomly -n 0
+	git --no-pager diff --stat -- tests/older_outputs
+
+older-check: $(OLD_VENV)/.deps  ## check that record against a real run of OLD_TORCH (weekly workflow)
+	$(OLD_VENV)/bin/python -m pytest $(NOTED_PAGES) --older -p no:randomly -n 0
 
 notebooks: $(VENV)/.site-deps  ## regenerate the committed exercise and chapter notebooks
 	$(BIN)/python -m coursekit notebooks

@@ -1,7 +1,10 @@
 """``python -m coursekit notebooks [--check]``: write (or check) the generated notebooks.
+``python -m coursekit numerics``: the numerical code paths this machine runs the blocks on.
 
 The exercise notebooks come from the exercise pages and snippets, the chapter notebooks
 from the chapter pages; both are committed because Colab opens them from the repository.
+Both commands pin the numerical code paths first (:mod:`coursekit.numerics`): the
+notebooks are executed in this process.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from coursekit import files
+from coursekit import files, numerics
 from coursekit.mkdocs_adapter.project import Project
 
 
@@ -20,7 +23,12 @@ def main(argv: list[str] | None = None) -> int:
     notebooks = commands.add_parser("notebooks", help="write the generated notebooks")
     notebooks.add_argument("--check", action="store_true", help="only report stale ones")
     notebooks.add_argument("--config-file", type=Path, default=Path("mkdocs.yml"))
+    commands.add_parser("numerics", help="print the pinned numerical code paths")
     args = parser.parse_args(argv)
+    numerics.pin()
+    if args.command == "numerics":
+        print(numerics.describe())
+        return 0
     project = Project.load(args.config_file)
     wanted = project.notebooks()
     stale = [p for p, text in wanted.items() if not p.exists() or p.read_text("utf-8") != text]

@@ -26,8 +26,6 @@ from support import QUIET_ENV, ROOT
 
 for key, value in QUIET_ENV.items():
     os.environ.setdefault(key, value)
-# Same as the Makefile: tiny examples run faster on one thread (set before torch loads).
-os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # Fixture sites are broken on purpose; tests/test_bad_input.py builds and checks them.
 # tests/mistakes/ holds learners' wrong answers, run by tests/test_notebooks.py; imported

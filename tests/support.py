@@ -68,6 +68,7 @@ def build(
     exec_cache: bool = True,
     process: bool = False,
     env: dict[str, str] | None = None,
+    serving: bool = False,
 ) -> Built:
     """Build the site of ``config`` into ``site_dir`` (see the module docstring)."""
     if process:
@@ -85,11 +86,19 @@ def build(
             check=False,
         )
         return Built(done.returncode, done.stdout + done.stderr, site_dir)
-    return _build_here(config, site_dir, strict=strict, cache_dir=cache_dir, exec_cache=exec_cache)
+    return _build_here(
+        config, site_dir, strict=strict, cache_dir=cache_dir, exec_cache=exec_cache, serving=serving
+    )
 
 
 def _build_here(
-    config_file: Path, site_dir: Path, *, strict: bool, cache_dir: Path | None, exec_cache: bool
+    config_file: Path,
+    site_dir: Path,
+    *,
+    strict: bool,
+    cache_dir: Path | None,
+    exec_cache: bool,
+    serving: bool = False,
 ) -> Built:
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
@@ -112,7 +121,8 @@ def _build_here(
         if cache_dir is not None:
             options.cache_dir = str(cache_dir)
         options.exec_cache = exec_cache
-        config.plugins.on_startup(command="build", dirty=False)
+        # serving: a rebuild as `mkdocs serve` makes it (errors shown, not fatal).
+        config.plugins.on_startup(command="serve" if serving else "build", dirty=False)
         try:
             mkdocs_build(config)
         finally:

@@ -38,6 +38,30 @@ def test_another_version_that_prints_the_same_is_green(tmp_path: Path) -> None:
     assert "against the record (PyTorch 9.9.9)" in report
 
 
+def test_the_last_digits_of_floats_are_reported_apart_and_stay_green(tmp_path: Path) -> None:
+    """The record of tests/fixtures/sites/numerical-drift came from another CPU."""
+    site = fixture_site("numerical-drift", tmp_path)
+    done = _drift_check(site, tmp_path / "drift.md")
+    assert done.returncode == 0, done.stdout
+    report = (tmp_path / "drift.md").read_text()
+    assert "No output changed and no block failed (1 blocks ran)." in report
+    assert "1 block(s) differ from the record only in the last digits of floats" in report
+    _, numerical = report.split("### Numerical differences (not failures)")
+    assert "-tensor([ 0.9885, 60.0000])" in numerical
+    assert "+tensor([ 0.9886, 60.0000])" in numerical
+
+
+def test_a_float_beyond_the_tolerance_is_drift(tmp_path: Path) -> None:
+    site = fixture_site("numerical-drift", tmp_path)
+    page = site / "docs" / "index.md"
+    page.write_text(page.read_text().replace("60.0", "61.0"))
+    done = _drift_check(site, tmp_path / "drift.md")
+    assert done.returncode == 1, done.stdout
+    report = (tmp_path / "drift.md").read_text()
+    assert "0 block(s) failed and 1 printed something other than the record" in report
+    assert "+tensor([ 0.9886, 61.0000])" in report.split("### Changed outputs")[1]
+
+
 def test_a_failure_does_not_hide_the_drift_after_it(tmp_path: Path) -> None:
     site = fixture_site("healthy", tmp_path)
     page = site / "docs" / "index.md"

@@ -140,7 +140,7 @@ def test_table_holds_the_plotted_numbers() -> None:
     assert table[0] == ["step", "by hand", "SGD"]
     shown = [float(v) for row in table[1:] for v in row]
     plotted = [v for s, loss in zip(STEPS, LOSSES, strict=True) for v in (s, loss, loss)]
-    assert shown == pytest.approx(plotted, rel=1e-5)
+    assert shown == pytest.approx(plotted, rel=5e-4)  # 4 significant digits
 
 
 def test_series_with_their_own_x_get_their_own_table() -> None:
@@ -276,20 +276,20 @@ def test_a_logarithmic_axis_for_values_over_many_orders() -> None:
     )
     assert parse(figure).find(f"{SVG}svg") is not None
     (table,) = _tables(figure)
-    assert table[1] == ["1", "1.525879e-05", "0.5"]
+    assert table[1] == ["1", "1.526e-05", "0.5"]
 
 
-def test_the_table_keeps_seven_significant_digits() -> None:
-    """6 digits would print 115.5625 as 115.562, a number the run never produced."""
+def test_the_table_keeps_four_significant_digits() -> None:
+    """The digits the drift check compares: further ones change with the CPU and the BLAS."""
     figure = plots.line_plot(
-        [Series("loss", [1, 2], [115.5625, 0.1234567])],
+        [Series("loss", [1, 2, 3], [115.5625, 0.1234567, 2.0])],
         x_label="step",
         y_label="loss",
-        alt="Two losses.",
+        alt="Three losses.",
         caption="c",
     )
     (table,) = _tables(figure)
-    assert table[1:] == [["1", "115.5625"], ["2", "0.1234567"]]
+    assert table[1:] == [["1", "115.6"], ["2", "0.1235"], ["3", "2"]]
 
 
 def test_the_same_data_with_other_words_gets_other_ids() -> None:

@@ -15,6 +15,35 @@ def error_box(title: str, text: str) -> str:
     )
 
 
+def drift_box(text: str) -> str:
+    """Above a block whose output is not its record (under `mkdocs serve` only: a build
+    fails instead)."""
+    return (
+        '<div class="admonition warning exec-drift" role="alert">'
+        '<p class="admonition-title">Not the recorded output</p>'
+        f"<pre><code>{html.escape(text)}</code></pre></div>"
+    )
+
+
+def _inline_code(text: str) -> str:
+    """Escaped text with `code` spans as <code>."""
+    parts = html.escape(text).split("`")
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+
+
+def version_note(since: str, before: str, change: str, reference: str, older: str) -> str:
+    """Under a block whose output changed in ``since``: what ``before`` printed."""
+    name = re.sub(r"^https://github\.com/([^/]+/[^/]+)/(?:pull|issues)/(\d+)$", r"\1#\2", reference)
+    return (
+        '<details class="note version-note">'
+        f"<summary>PyTorch {html.escape(before)} and older printed something else</summary>"
+        f"<p>{_inline_code(change)} (PyTorch {html.escape(since)}, "
+        f'<a href="{html.escape(reference, quote=True)}">{html.escape(name)}</a>). '
+        f"On PyTorch {html.escape(before)}, the same code printed:</p>"
+        f"<pre><code>{html.escape(older)}</code></pre></details>"
+    )
+
+
 def _code_of(html_text: str) -> str:
     match = re.search(r"<code>.*?</code>", html_text, re.S)
     return match[0] if match else ""

@@ -54,6 +54,7 @@ class Record:
     path: Path
     torch: str = ""
     pages: dict[str, dict[str, str]] = field(default_factory=dict)
+    header: str = HEADER
 
     @classmethod
     def load(cls, path: Path) -> Record:
@@ -74,7 +75,8 @@ class Record:
         as they are on disk, so runs over different pages do not erase each other)."""
         if pages is not None:
             on_disk = Record.load(self.path).pages
-            self.pages = {**on_disk, **{p: self.pages.get(p, {}) for p in pages}}
+            merged = {**on_disk, **{p: self.pages.get(p, {}) for p in pages}}
+            self.pages = {page: blocks for page, blocks in merged.items() if blocks}
         data = {
             "torch": self.torch,
             # Blocks stay in page order, so the record reads like the page.
@@ -83,7 +85,7 @@ class Record:
         text = yaml.dump(
             data, Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True, width=100
         )
-        files.atomic_write(self.path, HEADER + text)  # never a half-written record
+        files.atomic_write(self.path, self.header + text)  # never a half-written record
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?")
@@ -155,8 +157,11 @@ def drift_report(
         )
     return (
         f"{block.where}: block {block.key!r} printed something other than the page's "
-        f"record{note}.\n{diff(expected, actual, recorded_torch, running_torch)}\n"
-        "If the new output is right, run `make record` and commit the record."
+        f"record{note}, beyond the last digits of floats.\n"
+        f"{diff(expected, actual, recorded_torch, running_torch)}\n"
+        "The numerical code paths are pinned (`python -m coursekit numerics`), so this is "
+        "not another CPU: the code, the page or PyTorch changed. If the new output is right, "
+        "make the prose agree with it, then run `make record` and commit the record."
     )
 
 

@@ -3,7 +3,8 @@
 A :class:`Block` knows where it is (the page and the absolute line of its opening
 fence in the ``.md`` file, front matter counted), what it runs (the fence body with
 its ``--8<--`` includes expanded) and how (``raises=``, ``timeout=``, ``html=``,
-``session=``, ``timing=``). Its :attr:`Block.key` names it in the record of outputs:
+``session=``, ``timing=``, and ``changed=`` when an older PyTorch printed something else).
+Its :attr:`Block.key` names it in the record of outputs:
 
 1. an explicit ``id="..."`` fence option (the author's choice always wins);
 2. else the include region, when the block is a single include
@@ -40,6 +41,7 @@ class Block:
     html: bool = False
     session: str = ""  # "" = the page's own session; others are scoped to the page too
     timing: bool = False  # prints measured times: the record compares it without numbers
+    changed: str = ""  # a version note's name: older PyTorch printed something else
 
     @property
     def where(self) -> str:
@@ -92,4 +94,5 @@ def block(
         html=options.is_on(attrs.get("html")),
         session=attrs.get("session", ""),
         timing=options.is_on(attrs.get("timing")),
+        changed=attrs.get("changed", ""),
     )

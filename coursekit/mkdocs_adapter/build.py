@@ -19,8 +19,12 @@ from mkdocs.structure.files import File
 from coursekit import versions
 from coursekit.content.exercise_nav import Exercise
 from coursekit.content.interview import Topic
+from coursekit.execution import older
 from coursekit.execution.cache import ExecCache
+from coursekit.execution.compare import Verdict, compare
+from coursekit.execution.older import OlderOutputs
 from coursekit.execution.page_run import BlockResult, first_failure, run_page
+from coursekit.execution.record import Record, drift_report, recorded_view
 from coursekit.figures.d2 import D2Renderer, rendering
 from coursekit.markdown.fences import FenceError
 from coursekit.markdown.includes import IncludeError, Includes
@@ -69,11 +73,14 @@ class BuildRun:
     cache: ExecCache
     renderer: D2Renderer
     serving: bool
+    record: Record | None  # None: the site keeps no record of outputs
+    older: OlderOutputs
     torch: str = field(default_factory=versions.torch)
     sources: dict[str, PageSource] = field(default_factory=dict)  # by src_uri
     results: dict[str, BlockResult] = field(default_factory=dict)  # token -> result
     page_tokens: dict[str, list[str]] = field(default_factory=dict)  # src_uri -> tokens
     formatted: set[str] = field(default_factory=set)
+    drifted: dict[str, str] = field(default_factory=dict)  # token -> why it is not the record
     notebook_jobs: dict[str, NotebookJob] = field(default_factory=dict)  # by src_uri
     restore: dict[str, str] = field(default_factory=dict)  # src_uri -> clean notebook
     chapter_notebooks: dict[str, ChapterNotebook] = field(default_factory=dict)  # by page
@@ -81,7 +88,7 @@ class BuildRun:
     topics: list[Topic] = field(default_factory=list)  # interview topics, nav order
     quiz_pages: list[str] = field(default_factory=list)  # src_uris, nav order
     stats: dict[str, int] = field(
-        default_factory=lambda: {"blocks": 0, "pages": 0, "run": 0, "cached": 0}
+        default_factory=lambda: {"blocks": 0, "pages": 0, "run": 0, "cached": 0, "numerical": 0}
     )
 
     @classmethod
@@ -97,6 +104,8 @@ class BuildRun:
             cache=ExecCache(cache / "exec", enabled=options.exec_cache),
             renderer=D2Renderer(cache / "d2"),
             serving=serving,
+            record=Record.load(root / options.record) if options.record else None,
+            older=OlderOutputs(root / options.older_records, older.notes(options.version_notes)),
         )
 
     @property
@@ -153,10 +162,39 @@ class BuildRun:
         for fence, result in zip(source.executed_fences(), results, strict=True):
             token = str(len(self.results))
             self.results[token] = result
+            problem = self.check_record(result)
+            if problem is not None:
+                if not self.serving:
+                    raise PluginError(problem)
+                serve_log().warning("%s", problem)
+                self.drifted[token] = problem
             tokens.append(token)
             index = source.expanded_line(fence.line) - 1
             lines[index] = f'{lines[index]} {TOKEN}="{token}"'
         return "\n".join(lines)
+
+    def check_record(self, result: BlockResult) -> str | None:
+        """Why the output is not what the record says (None when it is, up to the last
+        digits of floats), or why its version note cannot be shown."""
+        block = result.block
+        if not result.ok:
+            return None  # reported as a failure already
+        problem = None
+        if block.changed:
+            try:
+                problem = self.older.problem(block, result.output, self.torch)
+            except ValueError as error:  # a note that mkdocs.yml does not define
+                raise PluginError(str(error)) from None
+        if self.record is None or problem is not None:
+            return problem
+        expected = self.record.expected(block.page, block.key)
+        output = recorded_view(block, result.output)
+        verdict = Verdict.REAL if expected is None else compare(expected, output)
+        if verdict is Verdict.NUMERICAL:
+            self.stats["numerical"] += 1
+        if verdict is not Verdict.REAL:
+            return None
+        return drift_report(block, expected, output, self.record.torch, self.torch)
 
     def check_shown(self, src_uri: str) -> None:
         """Every block the page ran must have been formatted by markdown-exec."""
@@ -172,6 +210,12 @@ class BuildRun:
             f"coursekit: {s['blocks']} blocks on {s['pages']} pages, {s['run']} pages run, "
             f"{s['cached']} from the execution cache; {self.renderer.renders} diagrams "
             f"drawn (PyTorch {self.torch})"
+            + (
+                f"; {s['numerical']} outputs differ from the record in the last digits of "
+                "floats only"
+                if s["numerical"]
+                else ""
+            )
         )
 
     def page_results(self, src_uri: str) -> list[BlockResult]:

@@ -10,6 +10,22 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 
 
+class VersionNote(base.Config):
+    """A change of PyTorch's behaviour that a page teaches (``version_notes:``)."""
+
+    since = c.Type(str)
+    """The first release that behaves as the page teaches ("2.14.0")."""
+
+    before = c.Type(str)
+    """The older release whose outputs are kept, in ``<older_records>/torch-<before>.yml``."""
+
+    change = c.Type(str)
+    """What changed, one sentence (inline `code` allowed)."""
+
+    reference = c.Type(str)
+    """The upstream source: the pull request or the release notes."""
+
+
 class CourseConfig(base.Config):
     chapters = c.ListOfItems(c.Type(str), default=["chapters"])
     """Folders of chapter pages: each page there gets a notebook in ``<folder>/notebooks/``."""
@@ -45,5 +61,16 @@ class CourseConfig(base.Config):
     the repository itself is MkDocs' own ``repo_url``."""
 
     record = c.Type(str, default="tests/recorded_outputs.yml")
-    """The record of every block's expected output (the drift check), relative to the
-    folder of mkdocs.yml."""
+    """The record of every block's expected output, relative to the folder of mkdocs.yml.
+    A build fails when a block prints something else (beyond the last digits of floats);
+    ``mkdocs serve`` shows the new output with a warning. ``""``: the site keeps no record
+    (fixture sites that test something else)."""
+
+    older_records = c.Type(str, default="tests/older_outputs")
+    """Folder of the records of older PyTorch releases (``torch-2.13.0.yml``): the outputs
+    of the blocks marked ``changed="<note>"``, shown under them as that release printed
+    them. Relative to the folder of mkdocs.yml."""
+
+    version_notes = c.DictOfItems(c.SubConfig(VersionNote), default={})
+    """Changes of PyTorch's behaviour, by name; a fence's ``changed="<name>"`` shows its
+    block's older output under it (see :mod:`coursekit.execution.older`)."""

@@ -19,12 +19,18 @@ from mkdocs.exceptions import BuildError, PluginError
 from pymdownx.superfences import SuperFencesException
 
 from coursekit import files
-from coursekit.content.output_box import error_box, label_output, timing_note
+from coursekit.content.output_box import (
+    drift_box,
+    error_box,
+    label_output,
+    timing_note,
+    version_note,
+)
 from coursekit.execution.page_run import BlockResult
 from coursekit.mkdocs_adapter.build import TOKEN, BuildRun
 
 # Options of ours on an executed fence; markdown-exec must not see them.
-OUR_OPTIONS = (TOKEN, "raises", "timeout", "timing")
+OUR_OPTIONS = (TOKEN, "raises", "timeout", "timing", "changed")
 
 
 class UntrackedBlock(SuperFencesException, BuildError):
@@ -90,11 +96,23 @@ class ExecFence:
             if len(self.rendered) >= 4096:
                 self.rendered.clear()
             self.rendered[memo] = self._render(source, options, result, md)
-        shown = self.rendered[memo]
+        shown = self.rendered[memo] + self._version_note(result)
+        if token in self.build.drifted:
+            shown = drift_box(self.build.drifted[token]) + shown
         if result.after_failure:
             note = "An earlier block of this page failed: this one ran after it."
             return error_box("Ran after a failure", note) + shown
         return shown
+
+    def _version_note(self, result: BlockResult) -> str:
+        block = result.block
+        if not block.changed:
+            return ""
+        older = self.build.older.output(block)
+        if older is None:  # under `mkdocs serve`: the terminal and the page say why
+            return ""
+        note = self.build.older.note(block)
+        return version_note(note.since, note.before, note.change, note.reference, older)
 
     def _render(
         self, source: str, options: dict[str, Any], result: BlockResult, md: Markdown

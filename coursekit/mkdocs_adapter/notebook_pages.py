@@ -68,7 +68,7 @@ def generate(build: BuildRun, src_uri: str, source: PageSource, config: MkDocsCo
     if entry is None:
         return
     try:
-        content = render(chapters.build(source, build.torch))
+        content = render(chapters.build(source, build.torch, build.older.notes))
     except chapters.ChapterNotebookError as error:
         raise PluginError(str(error)) from None
     entry.file.content_string = content

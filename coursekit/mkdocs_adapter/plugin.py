@@ -50,6 +50,7 @@ from mkdocs.utils.templates import TemplateContext
 from pymdownx.superfences import SuperFencesException
 
 from coursekit import files as fingerprints
+from coursekit import numerics
 from coursekit.content import copy_buttons, d2_fence, exercise_nav, interview, quiz
 from coursekit.content.errors import ContentError
 from coursekit.content.mathml import MathError
@@ -80,6 +81,8 @@ class FenceBuildError(SuperFencesException, PluginError):
 
 class CoursePlugin(BasePlugin[CourseConfig]):
     def __init__(self) -> None:
+        # MkDocs makes the plugin while it reads mkdocs.yml, before any block imports torch.
+        numerics.pin()
         self.serving = False
         self.memo: ServeMemo | None = None  # `mkdocs serve` only: lives across rebuilds
         self.pruner = page_cleanup.StylePruner()
@@ -300,9 +303,16 @@ def with_step_assets(html: str, page_url: str) -> str:
 
 
 def _memo_results(build: BuildRun, src: str) -> list[Any]:
+    tokens = build.page_tokens.get(src, [])
     return [
-        (r.block, r.output, r.failure.report() if r.failure else None, r.after_failure)
-        for r in build.page_results(src)
+        (
+            r.block,
+            r.output,
+            r.failure.report() if r.failure else None,
+            r.after_failure,
+            build.drifted.get(token),
+        )
+        for token, r in zip(tokens, build.page_results(src), strict=True)
     ]
 
 

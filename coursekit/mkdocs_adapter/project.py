@@ -18,6 +18,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils.meta import get_data
 
 from coursekit import versions
+from coursekit.execution import older
 from coursekit.markdown.includes import Includes
 from coursekit.markdown.page import PageSource, read_page
 from coursekit.mkdocs_adapter.config import CourseConfig
@@ -120,7 +121,8 @@ class Project:
         return self.docs / uri
 
     def chapter_notebook(self, page: Path) -> str:
-        return render(chapters.build(self.read(page), versions.torch()))
+        notes = older.notes(self.options.version_notes)
+        return render(chapters.build(self.read(page), versions.torch(), notes))
 
     def notebooks(self) -> dict[Path, str]:
         """Every generated notebook: its path and the JSON it should hold."""

@@ -28,10 +28,13 @@ import io
 import re
 import textwrap
 import tokenize
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import nbformat
 
+from coursekit import numerics
+from coursekit.execution.older import Note
 from coursekit.markdown import options
 from coursekit.markdown.fences import PYTHON, Fence
 from coursekit.markdown.page import PageSource
@@ -77,17 +80,34 @@ class Cell:
         return bool(self.cell_id)
 
 
-def setup_cell(torch_version: str) -> str:
+def setup_cell(torch_version: str, changes: list[Note]) -> str:
+    """The first cell: the pinned numerical code paths, the version that runs the notebook,
+    and a warning for each change of behaviour the chapter shows, on an older PyTorch."""
+    pinned = "".join(f'\n    "{k}": "{v}",' for k, v in numerics.PINNED.items())
+    checks = "".join(
+        f"""
+if release < {_release(note.since)!r}:
+    print("Warning: on PyTorch before {note.since}, some outputs of this chapter differ:")
+    print({f"{note.change} ({note.reference})"!r})"""
+        for note in changes
+    )
     return f"""\
 # Run this cell first. The course site printed its outputs with PyTorch {torch_version}
-# (CPU); with another version a printed number can differ in its last digits.
+# on a CPU, with these numerical settings (set before torch is imported). On an x86-64
+# CPU your numbers then match the site's to the last digit; elsewhere the last digits
+# of a float may differ.
+import os
 import re
 import warnings
 
+os.environ.update({{{pinned}
+}})
 import torch
 
+torch.set_num_threads(1)
 print("This notebook runs PyTorch", torch.__version__)
-print("The site's outputs came from PyTorch {torch_version}: if a digit differs, that is why.")
+print("The site's outputs came from PyTorch {torch_version}.")
+release = tuple(int(n) for n in re.findall(r"\\d+", torch.__version__)[:3]){checks}
 
 # Show each warning on one line, as the site prints it (without the path of the C++
 # file on PyTorch's build machine that some warnings end with).
@@ -96,6 +116,10 @@ warnings.showwarning = lambda message, category, *args, **kwargs: print(
     f"{{category.__name__}}: "
     + re.sub(r"\\s*\\(Triggered internally at [^)]*\\)", "", str(message))
 )"""
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", version)[:3])
 
 
 def notebook_src_uri(page_src_uri: str, chapter_folders: tuple[str, ...]) -> str | None:
@@ -189,13 +213,15 @@ def _other_fence(fence: Fence, body: list[str], closing: str) -> list[str]:
     return [fence.opening, *body, closing]
 
 
-def build(page: PageSource, torch_version: str) -> nbformat.NotebookNode:
+def build(page: PageSource, torch_version: str, notes: Mapping[str, Note]) -> nbformat.NotebookNode:
     """The notebook of one chapter page, read without its front matter."""
     by_line = {cell.fence.line: cell for cell in cells(page)}
+    names = sorted({block.changed for block in page.blocks if block.changed})
+    changes = [notes[name] for name in names if name in notes]
     fences = {fence.line: fence for fence in page.fences}
     written = page.written.split("\n")
     expanded = page.text.split("\n")
-    notebook = [nbformat.v4.new_code_cell(setup_cell(torch_version), id="setup")]
+    notebook = [nbformat.v4.new_code_cell(setup_cell(torch_version, changes), id="setup")]
     prose: list[str] = []
     depth = 0  # how many /// blocks we are inside: their lines become a quote
 

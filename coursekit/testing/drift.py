@@ -38,7 +38,9 @@ from markdown_it.token import Token
 from pytest_markdown_docs._runners import _Runner, register_runner
 from pytest_markdown_docs.definitions import FenceTestDefinition
 
-from coursekit import versions
+from coursekit import numerics, versions
+from coursekit.execution import older
+from coursekit.execution.compare import Verdict, compare
 from coursekit.execution.page_run import BlockResult, run_page
 from coursekit.execution.record import Record, diff, drift_report, recorded_view
 from coursekit.figures.d2 import D2Renderer, rendering
@@ -59,12 +61,25 @@ class BlockFailed(AssertionError):
     """A block raised, or broke a promise of its page (raises=, time limit, output)."""
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests() -> None:
+    """Before any conftest or test module imports torch (and before xdist starts its
+    workers, which inherit the environment): the pinned numerical code paths."""
+    numerics.pin()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("course", "course site drift check")
     group.addoption(
         "--record-outputs",
         action="store_true",
         help="rewrite the recorded outputs from this run (after reviewing the diff)",
+    )
+    group.addoption(
+        "--older",
+        action="store_true",
+        help="check (with --record-outputs: record) only the blocks marked changed=, "
+        "against the record of the running, older PyTorch (tests/older_outputs/torch-X.yml)",
     )
     group.addoption(
         "--drift-report",
@@ -99,6 +114,7 @@ class DriftCheck:
     def __post_init__(self) -> None:
         self.rewrite = bool(self.config.getoption("--record-outputs"))
         self.report_file = self.config.getoption("--drift-report")
+        self.older = bool(self.config.getoption("--older"))
         self.torch = versions.torch()
 
     def pytest_markdown_docs_globals(self) -> dict[str, Any]:
@@ -114,7 +130,10 @@ class DriftCheck:
         if config not in self.sites:
             project = Project.load(config)
             cache = project.root / project.options.cache_dir / "d2"
-            self.sites[config] = Site(project, Record.load(project.record), D2Renderer(cache))
+            record = Record.load(project.record)
+            if self.older:  # the version notes' record of this (older) release
+                record = older.load(project.root / project.options.older_records, self.torch)
+            self.sites[config] = Site(project, record, D2Renderer(cache))
         return self.sites[config]
 
     def results(self, path: Path) -> tuple[Site, dict[int, BlockResult]]:
@@ -138,6 +157,8 @@ class DriftCheck:
     def check(self, site: Site, result: BlockResult) -> None:
         """Fail the item of a block that failed or drifted, and note it for the report."""
         block = result.block
+        if self.older and not block.changed:
+            return  # an older release is checked only where a version note shows it
         if result.failure is not None:
             note = (
                 " (it ran after an earlier block of the page failed)"
@@ -151,7 +172,12 @@ class DriftCheck:
             return
         output = recorded_view(block, result.output)
         expected = site.record.expected(block.page, block.key)
-        if expected != output:
+        verdict = Verdict.REAL if expected is None else compare(expected, output)
+        if verdict is Verdict.NUMERICAL:
+            # Another CPU or BLAS: reported in a section of its own, never a failure.
+            shown = diff(expected or "", output, site.record.torch, self.torch)
+            self.findings.append(Finding(block.where, "numerical", shown, key=block.key))
+        if verdict is Verdict.REAL:
             recorded = site.record.torch
             text = drift_report(
                 block, expected, output, recorded, self.torch, after_failure=result.after_failure
@@ -173,7 +199,7 @@ class DriftCheck:
             )
         if not self.rewrite or not self.blocks():
             return
-        broken = [r.block.where for r in self.blocks() if not r.ok]
+        broken = [r.block.where for r in self.blocks() if not r.ok and self._kept(r)]
         broken += [str(path) for path in self.unreadable]
         if session.testsfailed or exitstatus != pytest.ExitCode.OK or broken:
             # A failing block has no output to record: keep every recorded output as it is.
@@ -187,11 +213,19 @@ class DriftCheck:
             return
         for site in self.sites.values():
             for page, results in site.pages.items():
-                site.record.pages[page] = {
-                    r.block.key: recorded_view(r.block, r.output) for r in results.values()
+                kept = {
+                    r.block.key: recorded_view(r.block, r.output)
+                    for r in results.values()
+                    if self._kept(r)
                 }
+                if kept or not self.older:
+                    site.record.pages[page] = kept
             site.record.torch = self.torch
             site.record.save(pages=set(site.pages))
+
+    def _kept(self, result: BlockResult) -> bool:
+        """Whether the record of this run keeps the block (with --older: noted ones)."""
+        return not self.older or bool(result.block.changed)
 
     def blocks(self) -> list[BlockResult]:
         return [

@@ -104,7 +104,7 @@ def train(clear_gradients: bool, epochs: int = 8) -> list[float]:
         loss = nn.functional.mse_loss(model(inputs), targets)
         loss.backward()
         optimizer.step()
-        losses.append(round(loss.item(), 4))
+        losses.append(float(f"{loss.item():.4g}"))  # 4 significant digits
     return losses
 
 
@@ -155,14 +155,14 @@ print(
 )
 lowest = min(kept_losses)
 lowest_step = kept_losses.index(lowest)
-print(f"never cleared: lowest loss {lowest:.4f} at step {lowest_step + 1}")
+print(f"never cleared: lowest loss {lowest:.4g} at step {lowest_step + 1}")
 highest_after = max(kept_losses[lowest_step:])
 print(
-    f"never cleared: then back up to {highest_after:.4f} at step "
-    f"{kept_losses.index(highest_after) + 1} (step 1: {kept_losses[0]:.4f})"
+    f"never cleared: then back up to {highest_after:.4g} at step "
+    f"{kept_losses.index(highest_after) + 1} (step 1: {kept_losses[0]:.4g})"
 )
-print(f"never cleared: loss at step 20 {kept_losses[-1]:.4f}")
-print(f"cleared:       loss at step 20 {cleared_losses[-1]:.4f}")
+print(f"never cleared: loss at step 20 {kept_losses[-1]:.4g}")
+print(f"cleared:       loss at step 20 {cleared_losses[-1]:.4g}")
 # --8<-- [end:history]
 
 # --8<-- [start:zero_grad]
@@ -232,7 +232,7 @@ def losses_clearing(at: str) -> list[float]:
         optimizer.step()
         if at == "end":
             optimizer.zero_grad()  # after step(): the gradients have been used
-        losses.append(round(loss.item(), 4))
+        losses.append(float(f"{loss.item():.4g}"))  # 4 significant digits
     return losses
 
 
@@ -252,7 +252,7 @@ for epoch in range(1, 6):
     loss = loss_fn(prediction, targets)  # 3. loss
     loss.backward()  # 4. gradients into .grad
     optimizer.step()  # 5. update the parameters
-    print(f"epoch {epoch}: loss = {loss.item():.4f}")
+    print(f"epoch {epoch}: loss = {loss.item():.4g}")
 
 print(f"w = {model.weight.item():.4f}, b = {model.bias.item():.4f}")
 # --8<-- [end:training]

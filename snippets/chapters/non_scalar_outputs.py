@@ -153,7 +153,7 @@ mean_grads = [weight_grad("mean", n) for n in batch_sizes]
 
 for n, g_sum, g_mean in zip(batch_sizes, sum_grads, mean_grads, strict=True):
     if n in (4, 20, 64):
-        print(f"n = {n:2}: sum {g_sum:9.4f}, mean {g_mean:7.4f}, sum / mean {g_sum / g_mean:.4f}")
+        print(f"n = {n:2}: sum {g_sum:#7.4g}, mean {g_mean:#.4g}, sum / mean {g_sum / g_mean:.4f}")
 print(f"mean() for every n from 4 to 64: between {min(mean_grads):.2f} and {max(mean_grads):.2f}")
 # --8<-- [end:sum-vs-mean]
 

@@ -340,8 +340,14 @@ if __name__ == "__main__":
     out_t = ((x_t - 1) / x_t).tanh()
     out_t.backward()
 
-    print("out:    engine", out.data, "  PyTorch", out_t.item())
-    print("x.grad: engine", x.grad, "  PyTorch", x_t.grad.item())
+    print(f"out:    engine {out.data:.12f}   PyTorch {out_t.item():.12f}")
+    print(f"x.grad: engine {x.grad:.12f}   PyTorch {x_t.grad.item():.12f}")
+    # math.ulp(v): the gap between v and the next float, one unit in the last place
+    close = all(
+        abs(mine - theirs) <= math.ulp(mine)
+        for mine, theirs in [(out.data, out_t.item()), (x.grad, x_t.grad.item())]
+    )
+    print("at most one unit in the last place apart:", close)
     # --8<-- [end:composites-check]
 
     # --8<-- [start:wrong-order]

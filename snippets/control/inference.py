@@ -58,7 +58,7 @@ def predict(model: nn.Module, points: torch.Tensor) -> tuple[list[int], list[flo
 
 
 classes, confidence = predict(model, torch.tensor([[0.9, 0.1]]))  # one new point
-print("class:", classes, " probability:", [round(p, 4) for p in confidence])
+print("class:", classes, " probability:", [round(p, 2) for p in confidence])
 print("types:", type(classes[0]).__name__, type(confidence[0]).__name__)
 print("model.training after predict():", model.training)
 # --8<-- [end:predict]

@@ -190,6 +190,17 @@ print("x.amax(dim=0)  :", grad_at(lambda t: t.amax(dim=0), values))
 print("torch.maximum(x, 3):", grad_at(lambda t: torch.maximum(t, torch.tensor(3.0)), values))
 # --8<-- [end:ties]
 
+# --8<-- [start:clamp-tie]
+x = torch.tensor([-0.5, 0.0, 0.5, 1.0, 1.5], requires_grad=True)
+low = torch.zeros(5, requires_grad=True)  # the bounds as tensors: they get gradients too
+high = torch.ones(5, requires_grad=True)
+torch.clamp(x, low, high).sum().backward()
+print("x        :", x.tolist())
+print("x.grad   :", x.grad.tolist())
+print("low.grad :", low.grad.tolist())
+print("high.grad:", high.grad.tolist())
+# --8<-- [end:clamp-tie]
+
 # --8<-- [start:piecewise-constant]
 x = torch.tensor([0.4, 1.6, -2.5], requires_grad=True)
 for name in ("round", "floor", "sign"):

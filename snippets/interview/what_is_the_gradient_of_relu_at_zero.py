@@ -55,12 +55,17 @@ torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
 torch.nn.init.zeros_(layer.bias)  # a common initialisation
 padding = torch.zeros(4, 3)  # four all-zero inputs, such as padding
-for name, activation in [("torch.relu", torch.relu), ("x.clamp(min=0)", lambda z: z.clamp(min=0))]:
+activations = {
+    "torch.relu": torch.relu,
+    "x.clamp(min=0)": lambda z: z.clamp(min=0),
+    "torch.maximum(x, 0)": lambda z: torch.maximum(z, torch.zeros_like(z)),
+}
+for name, activation in activations.items():
     layer.zero_grad()
     pre = layer(padding)  # exactly 0 everywhere: W @ 0 + 0
     activation(pre).sum().backward()
     print(
-        f"{name:<15} pre-activations all 0: {bool((pre == 0).all())}",
+        f"{name:<20} pre-activations all 0: {bool((pre == 0).all())}",
         f" bias.grad = {layer.bias.grad.tolist()}",
     )
 

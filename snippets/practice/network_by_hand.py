@@ -75,7 +75,9 @@ h = torch.tanh(z)
 h.sum().backward()  # z.grad = tanh'(z) = 1 - h**2
 print("h =", h)
 print("h == 1:", h == 1)
+torch.set_printoptions(precision=2)  # 3 significant digits: further ones vary by CPU
 print("z.grad =", z.grad)
+torch.set_printoptions(profile="default")
 # --8<-- [end:tanh-saturates]
 
 # --8<-- [start:check]
