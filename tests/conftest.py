@@ -14,8 +14,10 @@ run, however many workers there are. tests/test_determinism.py compares the two.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -33,6 +35,7 @@ for key, value in QUIET_ENV.items():
 collect_ignore = ["fixtures", "mistakes"]
 
 TEST_REPO_URL = "https://github.com/example/course"
+SITES = ("built_site", "built_site_with_repo_url")  # what the background builder makes
 BUILD_TIMEOUT = 1800
 
 
@@ -67,14 +70,29 @@ def start_site_builds(factory: pytest.TempPathFactory) -> Path:
     with FileLock(str(shared / "sites.lock")):
         started = shared / "sites.started"
         if not started.exists():
-            subprocess.Popen(
+            builder = subprocess.Popen(
                 [sys.executable, "-c", BUILDER, str(shared), str(ROOT), TEST_REPO_URL],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,  # outlives the worker that started it
             )
+            (shared / "sites.pid").write_text(str(builder.pid), encoding="utf-8")
             started.touch()
     return shared
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The run is over: stop builds nobody will read (a run of a few tests that started
+    them must not leave two whole-site builds running in the background)."""
+    factory = getattr(config, "_tmp_path_factory", None)
+    if factory is None or os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # only the process that owns the run's temporary folder
+    shared = _shared_dir(factory)
+    pid_file = shared / "sites.pid"
+    finished = all((shared / f"{n}.json").exists() for n in SITES)
+    if pid_file.exists() and not finished:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(int(pid_file.read_text(encoding="utf-8")), signal.SIGTERM)
 
 
 def wait_for_site(factory: pytest.TempPathFactory, name: str) -> Path:
