@@ -306,7 +306,7 @@ def _page(tmp_path: Path, markdown: str, snippet: str = "") -> nbformat.Notebook
     body, _ = get_data(markdown)
     offset = markdown.count("\n") - body.count("\n")
     source = read_page(body, "docs/chapters/demo.md", includes, line_offset=offset)
-    return chapters.build(source, "9.9")
+    return chapters.build(source, "9.9", {})
 
 
 DEMO = """\
