@@ -3,7 +3,12 @@
 # ruff: noqa: E402, F811
 
 # --8<-- [start:starter]
+import warnings
+
 import torch
+
+# PyTorch 2.14+ warns from inside torch the first time forward mode runs (not your code).
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
 
 
 def f(x):
@@ -20,7 +25,12 @@ from_torch = ...  # the JVP from torch.func.jvp
 # --8<-- [end:starter]
 
 # --8<-- [start:solution]
+import warnings
+
 import torch
+
+# PyTorch 2.14+ warns from inside torch the first time forward mode runs (not your code).
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
 
 
 def f(x):
