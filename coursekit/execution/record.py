@@ -25,6 +25,7 @@ from pathlib import Path
 import yaml
 
 from coursekit import files
+from coursekit.execution.compare import Verdict, compare
 from coursekit.markdown.blocks import Block
 
 HEADER = """\
@@ -69,6 +70,14 @@ class Record:
 
     def expected(self, page: str, key: str) -> str | None:
         return self.pages.get(page, {}).get(key)
+
+    def compare(self, block: Block, output: str) -> tuple[Verdict, str | None, str]:
+        """How a block's output compares with its record (a block with no record is a
+        real difference): the verdict, the recorded output, and the view compared."""
+        expected = self.expected(block.page, block.key)
+        view = recorded_view(block, output)
+        verdict = Verdict.REAL if expected is None else compare(expected, view)
+        return verdict, expected, view
 
     def save(self, pages: set[str] | None = None) -> None:
         """Write the record; with ``pages``, only those pages are replaced (others kept

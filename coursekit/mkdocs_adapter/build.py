@@ -21,10 +21,10 @@ from coursekit.content.exercise_nav import Exercise
 from coursekit.content.interview import Topic
 from coursekit.execution import older
 from coursekit.execution.cache import ExecCache
-from coursekit.execution.compare import Verdict, compare
+from coursekit.execution.compare import Verdict
 from coursekit.execution.older import OlderOutputs
 from coursekit.execution.page_run import BlockResult, first_failure, run_page
-from coursekit.execution.record import Record, drift_report, recorded_view
+from coursekit.execution.record import Record, drift_report
 from coursekit.figures.d2 import D2Renderer, rendering
 from coursekit.markdown.fences import FenceError
 from coursekit.markdown.includes import IncludeError, Includes
@@ -187,9 +187,7 @@ class BuildRun:
                 raise PluginError(str(error)) from None
         if self.record is None or problem is not None:
             return problem
-        expected = self.record.expected(block.page, block.key)
-        output = recorded_view(block, result.output)
-        verdict = Verdict.REAL if expected is None else compare(expected, output)
+        verdict, expected, output = self.record.compare(block, result.output)
         if verdict is Verdict.NUMERICAL:
             self.stats["numerical"] += 1
         if verdict is not Verdict.REAL:

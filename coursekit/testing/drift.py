@@ -40,7 +40,7 @@ from pytest_markdown_docs.definitions import FenceTestDefinition
 
 from coursekit import numerics, versions
 from coursekit.execution import older
-from coursekit.execution.compare import Verdict, compare
+from coursekit.execution.compare import Verdict
 from coursekit.execution.page_run import BlockResult, run_page
 from coursekit.execution.record import Record, diff, drift_report, recorded_view
 from coursekit.figures.d2 import D2Renderer, rendering
@@ -170,9 +170,7 @@ class DriftCheck:
             raise BlockFailed(report)
         if self.rewrite:
             return
-        output = recorded_view(block, result.output)
-        expected = site.record.expected(block.page, block.key)
-        verdict = Verdict.REAL if expected is None else compare(expected, output)
+        verdict, expected, output = site.record.compare(block, result.output)
         if verdict is Verdict.NUMERICAL:
             # Another CPU or BLAS: reported in a section of its own, never a failure.
             shown = diff(expected or "", output, site.record.torch, self.torch)
