@@ -163,3 +163,33 @@ def test_derive_a_gradient_hint_names_every_link_of_the_chain() -> None:
     last = _run(solution + "\n" + region(path, "check")).splitlines()[-1]
     assert last.startswith("Not quite:"), last
     assert "2(s − t), the sigmoid's derivative, and x (for w)" in last, last
+
+
+def test_validation_loop_accepts_a_float32_mean() -> None:
+    """(predictions == labels).float().mean().item() is right, though float32 rounds it."""
+    path = EXERCISES["validation-loop"].snippet
+    old = """            predicted = model(inputs).argmax(dim=1)
+            correct += (predicted == targets).sum().item()
+            total += len(targets)
+    model.train()  # back to training mode
+    return correct / total"""
+    new = """            hits.append(model(inputs).argmax(dim=1) == targets)
+    model.train()  # back to training mode
+    return torch.cat(hits).float().mean().item()"""
+    solution = region(path, "solution")
+    assert solution.count(old) == 1
+    solution = solution.replace(old, new).replace("correct, total = 0, 0", "hits = []")
+    output = _run(solution + "\n" + region(path, "check"))
+    accuracy = float(output.splitlines()[0].rsplit(" ", 1)[1])
+    assert accuracy != round(accuracy, 6), "float32 must round the accuracy for this test"
+    assert output.splitlines()[-1].startswith("Correct:"), output
+
+
+def test_a_view_made_under_no_grad_checks_the_blocks_the_learner_reads() -> None:
+    """As for predict-the-output: the check's own copy of the blocks is the starter's."""
+    path = EXERCISES["a-view-made-under-no-grad"].snippet
+    starter, solution, check = (
+        _blocks(region(path, name)) for name in ("starter", "solution", "check")
+    )
+    assert len(starter) == 8
+    assert starter == solution == check

@@ -208,3 +208,77 @@ with torch.inference_mode():
 print("z: requires_grad", z.requires_grad, " grad_fn", z.grad_fn.name())
 print("z.is_inference():", z.is_inference())
 # --8<-- [end:switch-off]
+
+# --8<-- [start:view-under-no-grad]
+x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+with torch.no_grad():
+    v = x[:2]  # a view of x, taken with recording off
+print("v.requires_grad:", v.requires_grad, " v.grad_fn:", v.grad_fn)
+print("v is a view of x:", v._base is x, " v.is_leaf:", v.is_leaf)
+# --8<-- [end:view-under-no-grad]
+
+# --8<-- [start:view-gradient]
+loss = (v**2).sum()  # grad mode is on again: this is recorded
+print("loss.requires_grad:", loss.requires_grad)
+loss.backward()  # no error...
+print("x.grad:", x.grad, " v.grad:", v.grad)  # ...and no gradient anywhere
+square = loss.grad_fn.next_functions[0][0]
+print(f"{square.name()}'s edge for v:", square.next_functions)
+# --8<-- [end:view-gradient]
+
+# On the page, a block changes in place a view taken in inference mode, which raises an error:
+with torch.inference_mode():
+    v = x[:2]
+with contextlib.suppress(RuntimeError):
+    v.mul_(2)
+
+# --8<-- [start:view-remedies]
+# 1. You want the gradient: take the view with recording on.
+x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+# --8<-- [start:view-remedies-maths]
+v = x[:2]
+(v**2).sum().backward()
+# --8<-- [end:view-remedies-maths]
+print("view taken outside no_grad: x.grad =", x.grad.tolist())
+
+# 2. You want an untracked change of x: the view and the change both inside no_grad().
+with torch.no_grad():
+    v = x[:2]
+    v.mul_(2)  # like an optimizer step on part of a parameter
+print("both inside no_grad: x =", x.tolist(), " still a leaf:", x.is_leaf)
+# --8<-- [end:view-remedies]
+
+
+# --8<-- [start:enable-grad-inside]
+@torch.enable_grad()
+def input_gradient(f, inputs):
+    """d f(inputs).sum() / d inputs, as in chapter 2: it needs a graph of its own."""
+    inputs = inputs.detach().requires_grad_()
+    f(inputs).sum().backward()
+    return inputs.grad
+
+
+t = torch.tensor([1.0, 2.0, 3.0])
+with torch.no_grad():
+    print("called under no_grad:", input_gradient(lambda u: u**2, t).tolist())
+
+with torch.inference_mode(), torch.enable_grad():
+    print("inference_mode, then enable_grad:", current_modes())
+    square = t.detach().requires_grad_() ** 2
+print("square: requires_grad", square.requires_grad, " grad_fn", square.grad_fn)
+print("square.is_inference():", square.is_inference())
+# --8<-- [end:enable-grad-inside]
+
+# On the page, a block calls input_gradient inside inference_mode(), which raises an error:
+with torch.inference_mode(), contextlib.suppress(RuntimeError):
+    input_gradient(lambda u: u**2, t)
+
+# --8<-- [start:inference-mode-false]
+with torch.inference_mode():
+    t_inf = t * 1  # made here: an inference tensor
+    with torch.inference_mode(False):  # leave inference mode for these calls
+        print("inside inference_mode(False):", current_modes())
+        g = input_gradient(lambda u: u**2, t)
+        g_inf = input_gradient(lambda u: u**2, t_inf.clone())  # clone: an ordinary copy
+print("gradient of sum(t²):", g.tolist(), " from the inference tensor:", g_inf.tolist())
+# --8<-- [end:inference-mode-false]

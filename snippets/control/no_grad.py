@@ -35,6 +35,35 @@ loss.backward()
 print("loss =", loss.item(), " x.grad =", x.grad.item())
 # --8<-- [end:mixed]
 
+# --8<-- [start:view]
+base = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+with torch.no_grad():
+    doubled = base * 2  # a new tensor: fresh memory for the result
+    first_half = base[:2]  # a view: it reads base's own memory
+print("doubled:    requires_grad", doubled.requires_grad, " grad_fn", doubled.grad_fn)
+print("first_half: requires_grad", first_half.requires_grad, " grad_fn", first_half.grad_fn)
+
+(first_half * 3).sum().backward()  # no error...
+print("base.grad after backward():", base.grad)  # ...and no gradient either
+# --8<-- [end:view]
+
+# --8<-- [start:view-in-place]
+with torch.no_grad():
+    first_half = base[:2]
+# --8<-- [end:view-in-place]
+
+# --8<-- [start:view-remedy]
+with torch.no_grad():
+    constant = base[:2].detach()  # says so: no gradient, same memory
+    copy = base[:2].clone()  # a new tensor with its own memory
+print("detach() inside:", constant.requires_grad, " clone() inside:", copy.requires_grad)
+
+tracked = base[:2]  # the view taken outside no_grad() is recorded
+print("view taken outside: grad_fn", tracked.grad_fn.name())
+(tracked * 3).sum().backward()
+print("base.grad:", base.grad.tolist())  # 3 for the two elements in the view, 0 elsewhere
+# --8<-- [end:view-remedy]
+
 # --8<-- [start:decorator]
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)

@@ -5,6 +5,7 @@ also runs top to bottom on its own:
 `python snippets/deeper/custom_functions_and_checkpointing.py`. The calls that fail on
 purpose live in the page, in `raises=` blocks.
 """
+# ruff: noqa: E402
 
 # --8<-- [start:my-exp]
 from collections.abc import Callable
@@ -218,6 +219,155 @@ def train_quantised(rounding: str, steps: int = 15) -> list[float]:
 plain_losses = train_quantised("plain round")
 ste_losses = train_quantised("straight-through")
 # --8<-- [end:ste-training]
+
+
+# --8<-- [start:exp-new-style]
+from torch.func import grad, jvp, vmap
+
+
+class Exp(torch.autograd.Function):
+    """y = exp(x) in the current style, which torch.func's transforms accept."""
+
+    generate_vmap_rule = True  # vmap may batch forward, setup_context and backward itself
+
+    @staticmethod
+    def forward(x: torch.Tensor) -> torch.Tensor:  # no ctx: forward only computes
+        return torch.exp(x)
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: torch.Tensor) -> None:
+        ctx.save_for_backward(output)  # what MyExp.forward saved, saved here instead
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_y: torch.Tensor) -> torch.Tensor:
+        (y,) = ctx.saved_tensors
+        return grad_y * y  # unchanged
+
+
+print("vmap(grad(Exp.apply)):", vmap(grad(Exp.apply))(torch.tensor([0.0, 1.0])))
+x = torch.tensor([0.0, 1.0], requires_grad=True)
+Exp.apply(x).sum().backward()  # backward() works as before
+print("x.grad after backward():", x.grad)
+# --8<-- [end:exp-new-style]
+
+# --8<-- [start:forward-mode-start]
+import warnings
+
+# PyTorch 2.14+ warns about its own use of torch.jit.script on the first forward-mode
+# call. Hide exactly that warning, by its message and its category:
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
+x = torch.tensor([0.0, 1.0])
+x_dot = torch.tensor([1.0, 2.0])  # the tangent: how fast each entry of x moves
+# --8<-- [end:forward-mode-start]
+
+
+# --8<-- [start:jvp]
+class ExpWithJvp(Exp):
+    """Exp, with a forward-mode rule as well."""
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: torch.Tensor) -> None:
+        ctx.save_for_backward(output)  # for backward
+        ctx.save_for_forward(output)  # for jvp
+
+    @staticmethod
+    def jvp(ctx: FunctionCtx, x_dot: torch.Tensor) -> torch.Tensor:
+        (y,) = ctx.saved_tensors
+        return y * x_dot  # the tangent of y = exp(x): exp(x) times the tangent of x
+
+
+y, y_dot = jvp(ExpWithJvp.apply, (x,), (x_dot,))
+print("y:    ", y)
+print("y_dot:", y_dot)
+print("the same as torch.exp's:", torch.equal(y_dot, jvp(torch.exp, (x,), (x_dot,))[1]))
+print("jacfwd, built on jvp:", torch.func.jacfwd(ExpWithJvp.apply)(x))
+# --8<-- [end:jvp]
+
+# --8<-- [start:gradgradcheck]
+x = torch.tensor([-2.0, 0.0, 2.0], requires_grad=True)
+(first,) = torch.autograd.grad(StableSoftplus.apply(x).sum(), x, create_graph=True)
+print("first derivative, sigmoid(x):", first.detach(), " made by", first.grad_fn.name())
+(second,) = torch.autograd.grad(first.sum(), x)
+s = torch.sigmoid(x.detach())
+print("second derivative:           ", second)
+print("by hand, s(1 - s):           ", s * (1 - s))
+
+torch.manual_seed(0)  # gradgradcheck draws random gradients to push back
+x64 = torch.linspace(-30, 30, 13, dtype=torch.float64, requires_grad=True)
+passed = torch.autograd.gradgradcheck(StableSoftplus.apply, (x64,))
+print("gradgradcheck of StableSoftplus:", passed)
+# --8<-- [end:gradgradcheck]
+
+
+# --8<-- [start:once-differentiable]
+from torch.autograd.function import once_differentiable
+
+
+class OnceSoftplus(torch.autograd.Function):
+    """StableSoftplus, with a backward that is run once and never differentiated."""
+
+    @staticmethod
+    def forward(x: torch.Tensor) -> torch.Tensor:
+        return torch.clamp(x, min=0) + torch.log1p(torch.exp(-torch.abs(x)))
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: torch.Tensor) -> None:
+        ctx.save_for_backward(inputs[0])
+
+    @staticmethod
+    @once_differentiable  # backward runs with recording off
+    def backward(ctx: FunctionCtx, grad_y: torch.Tensor) -> torch.Tensor:
+        (x,) = ctx.saved_tensors
+        return grad_y * torch.sigmoid(x)
+
+
+x = torch.tensor([-2.0, 0.0, 2.0], requires_grad=True)
+(first,) = torch.autograd.grad(OnceSoftplus.apply(x).sum(), x, create_graph=True)
+print("first derivative:", first, " requires_grad:", first.requires_grad)
+# --8<-- [end:once-differentiable]
+
+# --8<-- [start:once-differentiable-func]
+zero = torch.tensor(0.0)
+print("grad(grad(OnceSoftplus.apply))(0):", grad(grad(OnceSoftplus.apply))(zero))
+print("grad(grad(F.softplus))(0):        ", grad(grad(F.softplus))(zero))
+# --8<-- [end:once-differentiable-func]
+
+
+# --8<-- [start:mark-dirty]
+class TripleInPlace(torch.autograd.Function):
+    """y = 3x, written into x's own memory."""
+
+    @staticmethod
+    def forward(x: torch.Tensor) -> torch.Tensor:
+        return x.mul_(3)
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: torch.Tensor) -> None:
+        ctx.mark_dirty(inputs[0])  # "forward changed this input in place"
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_y: torch.Tensor) -> torch.Tensor:
+        return grad_y * 3
+
+
+class TripleInPlaceUnmarked(TripleInPlace):
+    """The same, with mark_dirty forgotten."""
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: torch.Tensor) -> None:
+        pass
+
+
+for function in (TripleInPlace, TripleInPlaceUnmarked):
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = 2 * a  # not a leaf, so it may be changed in place
+    y = function.apply(h)  # h now holds 3 * 2a
+    h.sum().backward()  # a gradient through h
+    print(
+        f"{function.__name__:21}  y is h: {y is h!s:5}  "
+        f"h.grad_fn: {h.grad_fn.name():21}  a.grad: {a.grad.tolist()}"
+    )
+# --8<-- [end:mark-dirty]
 
 
 # --8<-- [start:mlp]

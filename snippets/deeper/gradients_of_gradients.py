@@ -241,6 +241,50 @@ torch.testing.assert_close(hessian_row_by_row(w) @ v40, hv)
 torch.testing.assert_close(torch.autograd.functional.vhp(loss, w, v40)[1], hv)
 # --8<-- [end:flops]
 
+# --8<-- [start:flops-deep]
+from fractions import Fraction
+
+
+def network(depth):
+    """depth layers of n x n weights (no bias), each followed by tanh."""
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(depth):
+        layers += [torch.nn.Linear(n, n, bias=False), torch.nn.Tanh()]
+    return torch.nn.Sequential(*layers)
+
+
+def work(depth):
+    """The number of weights, a gradient in forward passes, an HVP in gradients."""
+    net = network(depth)
+    weights = list(net.parameters())
+    directions = [torch.randn_like(p) for p in weights]
+
+    def net_loss():
+        return net(X).pow(2).mean()  # X (64 x n) needs no gradient, as in training
+
+    def net_gradient():
+        return torch.autograd.grad(net_loss(), weights)
+
+    def net_hvp():  # method 1: the gradient of (gradient . direction)
+        g = torch.autograd.grad(net_loss(), weights, create_graph=True)
+        dot = sum((gi * di).sum() for gi, di in zip(g, directions, strict=True))
+        return torch.autograd.grad(dot, weights)
+
+    one_gradient = flops(net_gradient)
+    return (
+        sum(p.numel() for p in weights),
+        Fraction(one_gradient, flops(net_loss)),
+        Fraction(flops(net_hvp), one_gradient),
+    )
+
+
+print("layers  weights  a gradient (forward passes)  an HVP (gradients)")
+for depth in (1, 2, 4, 8, 16):
+    weights, gradient_cost, hvp_cost = work(depth)
+    print(f"{depth:6}  {weights:7}  {gradient_cost!s:>26}  {float(hvp_cost):18.2f}")
+# --8<-- [end:flops-deep]
+
 # --8<-- [start:penalty]
 torch.manual_seed(0)
 inputs = torch.rand(64, 2) * 4 - 2  # 64 points in the square [-2, 2] x [-2, 2]

@@ -52,9 +52,72 @@ for layer in range(10):
     print(f"{layer + 1:>5}" + "".join(f"{norms[layer]:14.1e}" for norms in columns.values()))
 # --8<-- [end:stacks]
 
+# --8<-- [start:exploding-path]
+exploding = models["relu, std 1"]
+h, outputs = inputs, []
+for module in exploding:  # the same forward pass as exploding(inputs), step by step
+    h = module(h)
+    if isinstance(module, nn.ReLU):
+        h.retain_grad()  # keep dL/dh_k, the gradient arriving at this layer's output
+        outputs.append(h)
+exploding.zero_grad()
+h.pow(2).mean().backward()
+print("layer  |dL/dh_k|    |h_k|")
+for k, h_k in enumerate(outputs, start=1):
+    print(f"{k:>5}  {h_k.grad.norm():9.1e}  {h_k.norm():7.1e}")
+# --8<-- [end:exploding-path]
+
+
+# --8<-- [start:remedies]
+class Residual(nn.Module):
+    """A residual block: its output is its input plus what the block computes."""
+
+    def __init__(self, block: nn.Module) -> None:
+        super().__init__()
+        self.block = block
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return h + self.block(h)
+
+
+def relu_layer(*between: nn.Module, kaiming: bool = False) -> nn.Sequential:
+    """Linear(32, 32) with std-1 (or Kaiming) weights, the modules between, then relu."""
+    linear = nn.Linear(32, 32)
+    if kaiming:
+        nn.init.kaiming_normal_(linear.weight, nonlinearity="relu")  # std sqrt(2 / 32)
+    else:
+        nn.init.normal_(linear.weight, std=1.0)
+    nn.init.zeros_(linear.bias)
+    return nn.Sequential(linear, *between, nn.ReLU())
+
+
+def output_grad_norms(make_block) -> list[float]:
+    """|dL/dh_k| at the output of each of 10 blocks made by make_block()."""
+    torch.manual_seed(1)
+    h, outputs = inputs, []
+    for _ in range(10):
+        h = make_block()(h)
+        h.retain_grad()
+        outputs.append(h)
+    h.pow(2).mean().backward()
+    return [h_k.grad.norm().item() for h_k in outputs]
+
+
+remedies = {
+    "sigmoid": lambda: nn.Sequential(nn.Linear(32, 32), nn.Sigmoid()),
+    "sigmoid, residual": lambda: Residual(nn.Sequential(nn.Linear(32, 32), nn.Sigmoid())),
+    "relu, std 1": relu_layer,
+    "relu, std 1, LayerNorm": lambda: relu_layer(nn.LayerNorm(32)),
+    "relu, Kaiming": lambda: relu_layer(kaiming=True),
+}
+print(f"{'':22}  |dL/dh_1|  |dL/dh_10|  first / last")
+for name, make_block in remedies.items():
+    norms = output_grad_norms(make_block)
+    print(f"{name:22}  {norms[0]:9.1e}  {norms[-1]:10.1e}  {norms[0] / norms[-1]:12.2g}")
+# --8<-- [end:remedies]
+
 
 # --8<-- [start:clip]
-exploding = models["relu, std 1"]
 weight_grad_norms(exploding, inputs)  # fills .grad again
 params = list(exploding.parameters())
 before = torch.cat([p.grad.flatten() for p in params])

@@ -77,3 +77,17 @@ def test_maml_meta_gradient_by_hand() -> None:
     assert p["w_adapted"].item() == adapted
     assert p["meta_gradient"].item() == outer_slope * (1 - p["alpha"] * 2 * p["x_a"] ** 2)
     assert p["first_order"].item() == outer_slope
+
+
+def test_gradient_costs_three_minus_one_over_depth() -> None:
+    # d layers: d forward products; backward d weight gradients and d - 1 input gradients
+    # (the first layer's input is data), so a gradient costs (3d - 1) / d forward passes.
+    from fractions import Fraction
+
+    page = run_regions("quiet-start", "flops", "flops-deep")
+    assert page["costs"]["the gradient"] // page["one_forward"] == 2  # one layer: d = 1
+    for depth in range(1, 7):
+        weights, gradient_cost, hvp_cost = page["work"](depth)
+        assert weights == depth * page["n"] ** 2
+        assert gradient_cost == Fraction(3 * depth - 1, depth)
+        assert 2 <= hvp_cost < 3  # an HVP: two to three gradients
