@@ -113,7 +113,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # Start the build now if any selected test needs the site: it runs while others do.
     from coursekit.testing.parallel import SITE_FIXTURES
 
-    if any(SITE_FIXTURES & set(getattr(item, "fixturenames", ())) for item in items):
+    needed = set(SITE_FIXTURES)
+    if os.environ.get("BROWSER_TEST_SITE"):
+        needed -= {"site_dir", "site_url"}  # the browser tests use that site instead
+    if any(needed & set(getattr(item, "fixturenames", ())) for item in items):
         start_site_builds(config._tmp_path_factory)  # type: ignore[attr-defined]
 
 

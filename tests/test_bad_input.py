@@ -65,7 +65,7 @@ CASES = [
         "docs/index.md:3: BlockTimeout: the block ran for more than 1 s",
         "docs/index.md:3: BlockTimeout: the block ran for more than 1 s",
     ),
-    # The notebook's cell error (coursekit/notebook_execution.py); no Markdown block.
+    # The notebook's cell error (coursekit/notebooks/execute.py); no Markdown block.
     Case("failing-notebook", "docs/broken.ipynb: code cell 2 failed: IndexError", None),
 ]
 # Errors of the page's code: the traceback shows the page's frames, and only them.

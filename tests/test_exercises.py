@@ -155,6 +155,26 @@ def test_what_does_the_node_save_accepts_runtimeerror_and_tensors() -> None:
     assert output.splitlines()[-1].startswith("Correct:"), output
 
 
+def test_what_does_the_node_save_accepts_the_exception_class() -> None:
+    """Writing RuntimeError unquoted, the class itself, for the freed value is right too."""
+    path = EXERCISES["what-does-the-node-save"].snippet
+    solution = region(path, "solution").replace('"error",  # backward()', "RuntimeError,  # ")
+    assert "RuntimeError,  # " in solution
+    output = _run(solution + "\n" + region(path, "check"))
+    assert output.splitlines()[-1].startswith("Correct:"), output
+
+
+def test_jvp_by_hand_diagnoses_an_entrywise_product_and_a_list() -> None:
+    """`J * u` and the right numbers typed as a list each get their own diagnosis."""
+    path = EXERCISES["jvp-by-hand"].snippet
+    mistakes = ROOT / "tests" / "mistakes" / "jvp-by-hand.py"
+    for name, phrase in [("elementwise-product", "J @ u"), ("list-not-tensor", "a list")]:
+        output = _run(region(mistakes, name) + "\n" + region(path, "check"))
+        last = output.splitlines()[-1]
+        assert last.startswith("Not quite: expected by_hand") and phrase in last, last
+        assert ("entry by entry" in last) == (name == "elementwise-product"), last
+
+
 def test_derive_a_gradient_hint_names_every_link_of_the_chain() -> None:
     """A formula that forgets the 2 of 2(s - t) must not be told only about the sigmoid."""
     path = EXERCISES["derive-a-gradient"].snippet

@@ -55,5 +55,5 @@ def check_features(features: list[str]) -> None:
     if "content.code.copy" in features:
         raise ContentError(
             "mkdocs.yml: remove `content.code.copy` from theme.features: "
-            "coursekit/copy_buttons.py writes the copy buttons at build time"
+            "coursekit/content/copy_buttons.py writes the copy buttons at build time"
         )

@@ -1,6 +1,6 @@
 """Run the test suite on every core (pytest-xdist) without doing any work twice.
 
-Loaded from pyproject.toml (``-p coursekit.pytest_parallel -n auto --dist loadfile``).
+Loaded from pyproject.toml (``-p coursekit.testing.parallel -n auto --dist loadgroup``).
 
 * ``-n auto`` means one worker per core for a run of the suite, and no workers at all
   when only Markdown pages are drift-checked (a page's blocks share one session) or

@@ -55,6 +55,14 @@ print("the values that were kept:", many[many != 0].unique().tolist())
 print("mean of the output:", round(many.mean().item(), 3))
 # --8<-- [end:dropout-mean]
 
+# --8<-- [start:batch-norm-parts]
+bn = nn.BatchNorm1d(2)
+for name, p in bn.named_parameters():  # learned by backward() and the optimizer
+    print(f"parameter {name:20} {p.tolist()}")
+for name, b in bn.named_buffers():  # updated by the forward pass in training mode
+    print(f"buffer    {name:20} {b.tolist()}")
+# --8<-- [end:batch-norm-parts]
+
 # --8<-- [start:batch-norm-train]
 norm = nn.BatchNorm1d(2)  # 2 features, one mean and variance each
 batch = torch.tensor([[2.0, 10.0], [4.0, 20.0], [9.0, 60.0]])  # 3 examples
@@ -90,6 +98,14 @@ print("eval mode, first row of the batch:", norm(batch)[0].detach())
 print("eval mode, that example alone:    ", norm(one_example)[0].detach())
 norm.train()
 # --8<-- [end:batch-norm-one]
+
+# --8<-- [start:batch-norm-one-image]
+torch.manual_seed(0)
+norm_2d = nn.BatchNorm2d(3)  # 3 channels, one mean and variance each
+image = torch.randn(1, 3, 4, 4)  # one example: 3 channels of 4 x 4 values
+print("training mode:", norm_2d.training, " output shape:", tuple(norm_2d(image).shape))
+print("values per channel:", image[:, 0].numel())
+# --8<-- [end:batch-norm-one-image]
 
 # --8<-- [start:eval-tracks]
 torch.manual_seed(0)

@@ -72,6 +72,24 @@ print("nodes:", nodes)
 print("AccumulateGrad nodes (one per trainable leaf):", nodes.count("AccumulateGrad"))
 # --8<-- [end:graph]
 
+# --8<-- [start:frozen-middle]
+torch.manual_seed(0)
+middle = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2))
+middle[2].requires_grad_(False)  # only the middle layer frozen
+hidden = middle[:3](inputs)  # the first three modules: up to the frozen layer's output
+print("frozen layer's output: grad_fn", hidden.grad_fn.name())
+
+middle_out = middle(inputs).sum()
+nodes, stack = [], [middle_out.grad_fn]
+while stack:  # the same walk as above
+    node = stack.pop()
+    nodes.append(type(node).__name__)
+    stack.extend(child for child, _ in node.next_functions if child is not None)
+print("AddmmBackward0 nodes (one per linear layer):", nodes.count("AddmmBackward0"))
+middle_out.backward()
+print(".grad is None for:", grads_that_are_none(middle))
+# --8<-- [end:frozen-middle]
+
 # --8<-- [start:all-frozen]
 model.requires_grad_(False)  # now the last layer too
 print("trainable, total:", count(model))
@@ -261,3 +279,128 @@ for name, train, test in [
     print(f"{name:30} {train[-1]:10.4f} {test[-1]:10.4f}")
 print("test loss, scratch / transfer:", round(scratch_test[-1] / transfer_test[-1], 1))
 # --8<-- [end:summary]
+
+# --8<-- [start:param-groups]
+model_c = copy.deepcopy(model_b)
+model_c.load_state_dict(after_extraction)  # back to the end of feature extraction
+model_c.requires_grad_(True)
+body_c, head_c = model_c[0], model_c[1]
+optimizer = torch.optim.SGD(
+    [
+        {"params": body_c.parameters(), "lr": 0.003},  # the pretrained body: small steps
+        {"params": head_c.parameters()},  # the new head: the default below
+    ],
+    lr=0.03,
+)
+for i, group in enumerate(optimizer.param_groups):
+    print(f"group {i}: {len(group['params'])} tensors, lr {group['lr']}")
+
+before = [p.detach().clone() for p in model_c.parameters()]
+optimizer.zero_grad()
+((model_c(points_b) - targets_b) ** 2).mean().backward()
+optimizer.step()  # plain SGD: p <- p - lr * p.grad, with the lr of p's group
+pairs = zip(model_c.named_parameters(), before, strict=True)
+for (name, p), old in pairs:
+    step, grad = (p - old).flatten(), p.grad.flatten()
+    ratio = -(step @ grad) / (grad @ grad)  # the c in step = -c * grad
+    print(f"{name:10} step / gradient: {ratio.item():.3g}")
+# --8<-- [end:param-groups]
+
+# --8<-- [start:gradual-unfreezing]
+gradual = copy.deepcopy(model_b)
+gradual.load_state_dict(after_extraction)  # the head trained on the frozen body
+gradual[0].requires_grad_(False)  # the body frozen again, as in (a)
+first, last = gradual[0][0], gradual[0][2]  # the body's two linear layers
+optimizer = torch.optim.Adam(gradual[1].parameters(), lr=0.03)  # the head only
+print(f"start:   {len(optimizer.param_groups)} group,  {count(gradual)[0]:3} values train")
+
+
+def train_steps(model: nn.Module, optimizer, steps: int) -> float:
+    """`steps` steps of `optimizer` on task B; the test loss at the end."""
+    for _ in range(steps):
+        optimizer.zero_grad()
+        ((model(points_b) - targets_b) ** 2).mean().backward()
+        optimizer.step()
+    with torch.no_grad():
+        return ((model(test_points) - test_targets) ** 2).mean().item()
+
+
+for stage, layer in [(1, last), (2, first)]:  # from the top of the body down
+    layer.requires_grad_(True)
+    optimizer.add_param_group({"params": layer.parameters(), "lr": 0.003})
+    first_before = first.weight.detach().clone()
+    test = train_steps(gradual, optimizer, steps=50)
+    print(
+        f"stage {stage}: {len(optimizer.param_groups)} groups, {count(gradual)[0]:3} values train,"
+        f" first layer moved: {not torch.equal(first.weight, first_before)!s:5},"
+        f" test loss {test:.4f}"
+    )
+# --8<-- [end:gradual-unfreezing]
+
+# On the page, a block adds the first layer a second time, which raises an error:
+import contextlib
+
+with contextlib.suppress(ValueError):
+    optimizer.add_param_group({"params": first.parameters()})
+
+# --8<-- [start:bn-trap]
+torch.manual_seed(0)
+bn_body = nn.Sequential(nn.Linear(2, 16), nn.BatchNorm1d(16), nn.Tanh())
+bn_model_a = nn.Sequential(bn_body, nn.Linear(16, 3))
+optimizer = torch.optim.Adam(bn_model_a.parameters(), lr=0.03)
+for _ in range(100):  # task A, as before, now with batch norm in the body
+    optimizer.zero_grad()
+    ((bn_model_a(points_a) - targets_a) ** 2).mean().backward()
+    optimizer.step()
+
+frozen_bn_body = copy.deepcopy(bn_body)
+frozen_bn_body.requires_grad_(False)  # every parameter frozen, batch norm's too
+bn_model_b = nn.Sequential(frozen_bn_body, nn.Linear(16, 1))
+norm = frozen_bn_body[1]
+norm_mean = norm.running_mean.clone()
+frozen_bn_body.eval()
+with torch.no_grad():
+    features_before = frozen_bn_body(test_points)
+
+bn_model_b.train()  # as every training loop does
+optimizer = torch.optim.Adam(bn_model_b[1].parameters(), lr=0.03)
+optimizer.zero_grad()
+((bn_model_b(points_b) - targets_b) ** 2).mean().backward()
+optimizer.step()
+print("batch norm's parameters require grad:", any(p.requires_grad for p in norm.parameters()))
+print("running_mean changed:", not torch.equal(norm.running_mean, norm_mean))
+print("batches seen:", norm.num_batches_tracked.item())
+frozen_bn_body.eval()
+with torch.no_grad():
+    same = torch.equal(frozen_bn_body(test_points), features_before)
+print("frozen body computes the same:", same)
+# --8<-- [end:bn-trap]
+
+# --8<-- [start:bn-fix]
+BATCH_NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
+
+
+def train_mode(model: nn.Module) -> nn.Module:
+    """model.train(), but a batch norm whose parameters are all frozen stays in eval mode."""
+    model.train()
+    for module in model.modules():
+        frozen = not any(p.requires_grad for p in module.parameters())
+        if isinstance(module, BATCH_NORMS) and frozen:
+            module.eval()  # normalise with the stored statistics, and leave them alone
+    return model
+
+
+frozen_bn_body.load_state_dict(bn_body.state_dict())  # undo the change: task A's statistics
+train_mode(bn_model_b)
+print("model.training:", bn_model_b.training, " norm.training:", norm.training)
+for _ in range(20):
+    optimizer.zero_grad()
+    ((bn_model_b(points_b) - targets_b) ** 2).mean().backward()
+    optimizer.step()
+with torch.no_grad():
+    same = torch.equal(frozen_bn_body.eval()(test_points), features_before)
+print("after 20 steps, frozen body computes the same:", same)
+
+bn_model_b.train()  # a plain train(), as at the end of a validation function
+print("after a plain train(): norm.training:", norm.training)
+# --8<-- [end:bn-fix]

@@ -46,6 +46,16 @@ print(f"no_grad:        shares storage {same_storage(n, n_view)}, a view of n: {
 print(f"inference_mode: shares storage {same_storage(y, y_view)}, a view of y: {y_view._base is y}")
 # --8<-- [end:views]
 
+# --8<-- [start:views-of-normal]
+normal = torch.zeros(4)  # an ordinary tensor, made outside
+with torch.inference_mode():
+    normal_view = normal[:2]  # a view of an ordinary tensor, taken inside
+    normal.add_(1)  # an in-place change of an ordinary tensor, inside
+print(f"view of an ordinary tensor, taken inside: a view of it: {normal_view._base is normal}")
+print("ordinary tensor changed inside: version", normal._version)
+print("is_inference():", normal.is_inference(), normal_view.is_inference())
+# --8<-- [end:views-of-normal]
+
 # --8<-- [start:why-no-grad-keeps-them]
 w = torch.tensor([1.0, 1.0], requires_grad=True)
 with torch.no_grad():

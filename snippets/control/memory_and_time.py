@@ -272,3 +272,128 @@ with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
         print(f"step {step}: {kept_alive()}, graph of total: {nodes_in(total)} nodes")
 print("total.requires_grad:", total.requires_grad)
 # --8<-- [end:log-training]
+
+
+# --8<-- [start:adam-bytes]
+def nbytes(tensors) -> int:
+    """Bytes of the values of some tensors: numel x element_size, added up."""
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+torch.manual_seed(0)
+n_in, hidden, n_out, batch_size = 100, 200, 10, 64
+# --8<-- [start:adam-bytes-maths]
+mlp = nn.Sequential(nn.Linear(n_in, hidden), nn.ReLU(), nn.Linear(hidden, n_out))
+inputs, wanted = torch.randn(batch_size, n_in), torch.randn(batch_size, n_out)
+adam = torch.optim.Adam(mlp.parameters(), lr=1e-3)
+
+
+def mse():
+    return ((mlp(inputs) - wanted) ** 2).mean()
+
+
+loss, saved = saved_while(mse)  # the forward pass: activations are saved
+loss.backward()  # the gradients
+adam.step()  # Adam makes its state at its first step
+params = list(mlp.parameters())
+memory = {
+    "parameters": nbytes(params),
+    "gradients": nbytes(p.grad for p in params),
+    "Adam's exp_avg": nbytes(adam.state[p]["exp_avg"] for p in params),
+    "Adam's exp_avg_sq": nbytes(adam.state[p]["exp_avg_sq"] for p in params),
+    "Adam's step counts": nbytes(adam.state[p]["step"] for p in params),
+    "activations (saved for backward)": kept_bytes(saved, mlp, inputs),
+}
+# --8<-- [end:adam-bytes-maths]
+print("parameters:", sum(p.numel() for p in params), "float32 values in", len(params), "tensors")
+for kind, size in memory.items():
+    print(f"{kind:33} {size:6} bytes")
+
+sgd = torch.optim.SGD(mlp.parameters(), lr=0.01)  # plain SGD, for comparison
+sgd.step()
+print("plain SGD's state after a step:", dict(sgd.state))
+# --8<-- [end:adam-bytes]
+
+# --8<-- [start:profile-step]
+import os
+
+os.environ["KINETO_LOG_LEVEL"] = "6"  # keep the profiler's own log lines (to stderr) quiet
+from torch.profiler import ProfilerActivity, profile, record_function
+
+
+def end_and_peak(prof) -> tuple[int, int]:
+    """Bytes in use at the end of a profile, and at its peak, counted from its start.
+
+    The profiler keeps one raw record per allocation (+ bytes) and per free (- bytes).
+    """
+    records = [r for r in prof.profiler.kineto_results.events() if r.name() == "[memory]"]
+    in_use = peak = 0
+    for record in sorted(records, key=lambda r: r.start_ns()):  # in the order they happened
+        in_use += record.nbytes()
+        peak = max(peak, in_use)
+    return in_use, peak
+
+
+adam = torch.optim.Adam(mlp.parameters(), lr=1e-3)  # a new Adam: no state yet
+adam.zero_grad()  # no gradients yet either (they are set to None)
+del loss, saved  # nothing left from the step above
+with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    with record_function("forward"):
+        loss = mse()
+    with record_function("backward"):
+        loss.backward()
+    with record_function("step"):
+        adam.step()
+
+net_bytes = {event.key: event.cpu_memory_usage for event in prof.key_averages()}
+for phase in ("forward", "backward", "step"):
+    print(f"{phase:8} allocated minus freed: {net_bytes[phase]:7} bytes")
+
+in_use, peak = end_and_peak(prof)
+print("in use at the end:", in_use, "bytes; at the peak:", peak, "bytes")
+# --8<-- [end:profile-step]
+
+
+# --8<-- [start:peak-two-graphs]
+def validation_loop(del_loss: bool) -> None:
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        for step in range(1, 4):
+            out = net(batch)  # the new graph is being built: is the old one still alive?
+            during = kept_alive()
+            loss = ((out - targets) ** 2).mean()  # the old loss is freed only here
+            del out
+            print(f"step {step}: during the forward pass {during}; after it {kept_alive()}")
+            if del_loss:
+                del loss  # the graph goes now, before the next forward pass
+
+
+print("loss rebound by the next step:")
+validation_loop(del_loss=False)
+print("del loss at the end of each step:")
+validation_loop(del_loss=True)
+# --8<-- [end:peak-two-graphs]
+
+# --8<-- [start:inplace-relu]
+layer = nn.Linear(100, 200)
+grads = []
+for relu in (torch.relu, torch.relu_):  # out of place, then in place
+    layer.zero_grad()
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        h = relu(layer(batch))
+    made = {event.key: event.cpu_memory_usage for event in prof.key_averages()}
+    in_use, peak = end_and_peak(prof)
+    print(
+        f"{relu.__name__:5}: it allocated {made['aten::' + relu.__name__]:5} bytes;",
+        f"in use at the end {in_use}, at the peak {peak}",
+    )
+    h.sum().backward()  # works in both cases
+    grads.append(layer.weight.grad)
+    del h
+print("the same gradient both ways:", torch.equal(grads[0], grads[1]))
+# --8<-- [end:inplace-relu]
+
+# --8<-- [start:inplace-sigmoid]
+s = torch.sigmoid(layer(batch))  # SigmoidBackward0 saves its output s
+s.relu_()  # s > 0 already: relu_ changes no value, but it is still a change
+s.sum().backward()
+# --8<-- [end:inplace-sigmoid]

@@ -326,6 +326,15 @@ x = torch.tensor([-2.0, 0.0, 2.0], requires_grad=True)
 print("first derivative:", first, " requires_grad:", first.requires_grad)
 # --8<-- [end:once-differentiable]
 
+# --8<-- [start:once-differentiable-silent]
+# The first derivative of softplus(x) + x³ is σ(x) + 3x², the second σ(x)(1 - σ(x)) + 6x.
+(first,) = torch.autograd.grad((OnceSoftplus.apply(x) + x**3).sum(), x, create_graph=True)
+(second,) = torch.autograd.grad(first.sum(), x)
+s = torch.sigmoid(x.detach())
+print("autograd's second derivative:", second)
+print("the right one, by hand:      ", s * (1 - s) + 6 * x.detach())
+# --8<-- [end:once-differentiable-silent]
+
 # --8<-- [start:once-differentiable-func]
 zero = torch.tensor(0.0)
 print("grad(grad(OnceSoftplus.apply))(0):", grad(grad(OnceSoftplus.apply))(zero))
@@ -491,3 +500,119 @@ print("the node it recorded:", y.grad_fn.name())
 y_new = checkpoint(torch.sin, x, use_reentrant=False)
 print("with use_reentrant=False:", y_new.grad_fn.name())
 # --8<-- [end:no-use-reentrant]
+
+# --8<-- [start:reentrant-no-input-grad]
+torch.manual_seed(0)
+layer = nn.Linear(3, 3)
+data = torch.randn(2, 3)  # data: it does not require grad, only layer's parameters do
+
+layer(data).sum().backward()  # no checkpoint: the reference
+expected = layer.weight.grad.clone()
+layer.weight.grad = None
+
+out = checkpoint(layer, data, use_reentrant=True)
+print("use_reentrant=True:  out.requires_grad =", out.requires_grad)
+(out.sum() + layer.bias.pow(2).sum()).backward()  # a loss with a second part: a penalty
+print("  after backward(), layer.weight.grad is", layer.weight.grad)
+
+out = checkpoint(layer, data, use_reentrant=False)
+print("use_reentrant=False: out.requires_grad =", out.requires_grad)
+out.sum().backward()
+print("layer.weight.grad as without checkpoint:", torch.equal(layer.weight.grad, expected))
+# --8<-- [end:reentrant-no-input-grad]
+
+# --8<-- [start:non-reentrant-grad]
+x_in = torch.randn(2, 3, requires_grad=True)
+out = checkpoint(layer, x_in, use_reentrant=False)
+(x_grad,) = torch.autograd.grad(out.sum(), x_in)
+print("torch.autograd.grad with use_reentrant=False: a gradient of shape", tuple(x_grad.shape))
+# --8<-- [end:non-reentrant-grad]
+
+# --8<-- [start:dropout-rng]
+w = torch.ones(8, requires_grad=True)
+h = torch.arange(1.0, 9.0)  # 1, 2, ..., 8
+
+
+def dropout_segment(h: torch.Tensor) -> torch.Tensor:
+    return F.dropout(h * w, p=0.5, training=True)  # draws a random mask each time it runs
+
+
+def run(**checkpoint_args: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """The output and w.grad of one forward and backward pass, from seed 0."""
+    w.grad = None
+    torch.manual_seed(0)
+    if checkpoint_args:
+        out = checkpoint(dropout_segment, h, use_reentrant=False, **checkpoint_args)
+    else:
+        out = dropout_segment(h)
+    out.sum().backward()
+    return out.detach(), w.grad.clone()
+
+
+out_plain, grad_plain = run()
+out_kept, grad_kept = run(preserve_rng_state=True)  # the default
+out_lost, grad_lost = run(preserve_rng_state=False)
+print("output, all three runs:          ", out_plain)
+print("w.grad without checkpoint:       ", grad_plain)
+print("w.grad, preserve_rng_state=True: ", grad_kept)
+print("w.grad, preserve_rng_state=False:", grad_lost)
+print("same outputs:", torch.equal(out_kept, out_plain) and torch.equal(out_lost, out_plain))
+print("w.grad equal to the run without checkpoint?")
+print("  preserve_rng_state=True: ", torch.equal(grad_kept, grad_plain))
+print("  preserve_rng_state=False:", torch.equal(grad_lost, grad_plain))
+# --8<-- [end:dropout-rng]
+
+# --8<-- [start:selective]
+import functools
+from collections import Counter
+
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+
+
+class CountOps(TorchDispatchMode):
+    """Count every operation that runs while it is active, by name (addmm, tanh, ...)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts: Counter[str] = Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.counts[func.overloadpacket.__name__] += 1
+        return func(*args, **(kwargs or {}))
+
+
+def save_matmuls(ctx, op, *args, **kwargs) -> CheckpointPolicy:
+    """The policy: keep the output of every matrix product, recompute everything else."""
+    if op in (torch.ops.aten.mm.default, torch.ops.aten.addmm.default):
+        return CheckpointPolicy.MUST_SAVE
+    return CheckpointPolicy.PREFER_RECOMPUTE
+
+
+block = blocks[0]  # widen (addmm), tanh, narrow (addmm), tanh
+variants = {
+    "no checkpoint": lambda: block(inputs),
+    "checkpoint": lambda: checkpoint(block, inputs, use_reentrant=False),
+    "selective": lambda: checkpoint(
+        block,
+        inputs,
+        use_reentrant=False,
+        context_fn=functools.partial(create_selective_checkpoint_contexts, save_matmuls),
+    ),
+}
+print("               run again during backward()  block forward calls")
+for name, forward in variants.items():
+    block.zero_grad()
+    Block.calls = 0
+    loss = forward().sum()
+    with CountOps() as ops:
+        loss.backward()
+    print(f"{name:14} {ops.counts['addmm']} addmm, {ops.counts['tanh']} tanh {Block.calls:21}")
+# --8<-- [end:selective]
+
+# --8<-- [start:save-on-cpu]
+print(
+    "save_on_cpu is a pair of saved-tensor hooks:",
+    issubclass(torch.autograd.graph.save_on_cpu, torch.autograd.graph.saved_tensors_hooks),
+)
+# --8<-- [end:save-on-cpu]

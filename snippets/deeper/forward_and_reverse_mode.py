@@ -358,3 +358,127 @@ torch.testing.assert_close(per_sample["weight"].mean(dim=0), model.weight.grad)
 print("mean of the per-sample weight gradients:", per_sample["weight"].mean(dim=0))
 print("weight.grad of the batch's mean loss:   ", model.weight.grad)
 # --8<-- [end:per-sample-mean]
+
+# --8<-- [start:per-example-linear]
+from torch import nn
+
+torch.manual_seed(0)
+mlp = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))  # z1 = W1 x + b1, h = tanh(z1)
+mlp_params = {name: p.detach() for name, p in mlp.named_parameters()}
+
+
+def mlp_example_loss(params, x, t):
+    """The squared error of ONE example of the two-layer network."""
+    prediction = functional_call(mlp, params, (x.unsqueeze(0),)).squeeze()
+    return (prediction - t) ** 2
+
+
+# --8<-- [start:per-example-linear-maths]
+per_sample_mlp = vmap(grad(mlp_example_loss), in_dims=(None, 0, 0))(mlp_params, X, target)
+
+# ONE ordinary backward() of the summed loss, keeping the gradients at z1 and z2:
+z1 = mlp[0](X)
+h = torch.tanh(z1)
+z2 = mlp[2](h)
+z1.retain_grad()
+z2.retain_grad()
+((z2.squeeze(1) - target) ** 2).sum().backward()
+delta1, delta2 = z1.grad, z2.grad  # row i: example i's delta
+
+# Example i's weight gradient is delta_i h_i^T: an outer product per example.
+outer2 = torch.einsum("bo,bi->boi", delta2, h.detach())  # (5, 1, 4)
+outer1 = torch.einsum("bo,bi->boi", delta1, X)  # (5, 4, 3)
+# --8<-- [end:per-example-linear-maths]
+torch.testing.assert_close(per_sample_mlp["2.weight"], outer2)
+torch.testing.assert_close(per_sample_mlp["0.weight"], outer1)
+print("second layer: vmap", tuple(per_sample_mlp["2.weight"].shape), "= delta_i h_i^T")
+print("first layer:  vmap", tuple(per_sample_mlp["0.weight"].shape), "= delta_i x_i^T")
+print("(assert_close passed for both)")
+print("the batch's weight.grad is their sum:", torch.allclose(mlp[0].weight.grad, outer1.sum(0)))
+# --8<-- [end:per-example-linear]
+
+# --8<-- [start:per-sample-memory]
+P = sum(p.numel() for p in mlp.parameters())
+B = len(X)
+stored = sum(g.numel() * g.element_size() for g in per_sample_mlp.values())
+print(f"the two-layer network: P = {P} parameters, B = {B} examples")
+print(f"per-sample gradients: {stored} bytes = B x P x 4 = {B * P * 4}")
+
+big = nn.Linear(1024, 1024)  # one layer of a modest network, float32
+P_big = sum(p.numel() for p in big.parameters())
+print(f"nn.Linear(1024, 1024): P = {P_big}, its gradient {P_big * 4} bytes")
+print(f"per-sample gradients for B = 256: {256 * P_big * 4} bytes = {256 * P_big * 4 // 2**20} MiB")
+
+# The norm of an outer product is the product of the norms: the clipping norms need no
+# per-sample gradient at all.
+norms = torch.linalg.vector_norm(outer1, dim=(1, 2))
+print(
+    "||delta_i x_i^T|| = ||delta_i|| ||x_i||:",
+    torch.allclose(norms, delta1.norm(dim=1) * X.norm(dim=1)),
+)
+# --8<-- [end:per-sample-memory]
+
+# --8<-- [start:per-sample-dropout]
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+drop_mlp = nn.Sequential(nn.Linear(3, 4), nn.Dropout(p=0.5), nn.Tanh(), nn.Linear(4, 1))
+drop_params = {name: p.detach() for name, p in drop_mlp.named_parameters()}
+
+
+def drop_example_loss(params, x, t):
+    prediction = functional_call(drop_mlp, params, (x.unsqueeze(0),)).squeeze()
+    return (prediction - t) ** 2
+
+
+# --8<-- [end:per-sample-dropout]
+
+# --8<-- [start:randomness]
+ones = torch.ones(3, 6)  # 3 "examples" of 6 entries
+torch.manual_seed(0)
+different = vmap(lambda row: F.dropout(row, p=0.5), randomness="different")(ones)
+torch.manual_seed(0)
+same = vmap(lambda row: F.dropout(row, p=0.5), randomness="same")(ones)
+torch.manual_seed(0)
+batch = F.dropout(ones, p=0.5)  # the whole batch at once, no vmap
+print("randomness='different':")
+print(different)
+print("randomness='same':")
+print(same)
+print("'different' draws the masks a batch draws:", torch.equal(different, batch))
+
+grads = vmap(grad(drop_example_loss), in_dims=(None, 0, 0), randomness="different")(
+    drop_params, X, target
+)
+print("per-sample gradients with dropout:", tuple(grads["0.weight"].shape))
+# --8<-- [end:randomness]
+
+# --8<-- [start:batch-norm]
+torch.manual_seed(0)
+bn_mlp = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Tanh(), nn.Linear(4, 1))
+bn_mlp(X)  # one training step's forward pass: the running statistics move
+bn_params = {name: p.detach() for name, p in bn_mlp.named_parameters()}
+bn_buffers = {name: b for name, b in bn_mlp.named_buffers()}
+print("buffers:", list(bn_buffers))
+
+
+def bn_example_loss(params, buffers, x, t):
+    """The parameters come first (grad differentiates by them), the buffers second."""
+    prediction = functional_call(bn_mlp, (params, buffers), (x.unsqueeze(0),)).squeeze()
+    return (prediction - t) ** 2
+
+
+# --8<-- [end:batch-norm]
+
+# --8<-- [start:batch-norm-eval]
+bn_mlp.eval()  # normalise with the running statistics: each example on its own
+bn_grads = vmap(grad(bn_example_loss), in_dims=(None, None, 0, 0))(bn_params, bn_buffers, X, target)
+loop = []
+for i in range(len(X)):
+    bn_mlp.zero_grad()
+    ((bn_mlp(X[i : i + 1]).squeeze() - target[i]) ** 2).backward()
+    loop.append(bn_mlp[1].weight.grad.clone())
+torch.testing.assert_close(bn_grads["1.weight"], torch.stack(loop))
+print("eval mode: per-sample gradients", tuple(bn_grads["1.weight"].shape), "for the BN weight")
+print("equal to a loop of backward() in eval mode (assert_close passed)")
+# --8<-- [end:batch-norm-eval]

@@ -285,6 +285,150 @@ for depth in (1, 2, 4, 8, 16):
     print(f"{depth:6}  {weights:7}  {gradient_cost!s:>26}  {float(hvp_cost):18.2f}")
 # --8<-- [end:flops-deep]
 
+# --8<-- [start:saved-by-depth]
+from torch.autograd.graph import saved_tensors_hooks
+
+
+def saved_by_forward(depth):
+    """What the forward pass of network(depth) saves for the backward pass."""
+    net = network(depth)
+    saved = []
+    with saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
+        net(X).pow(2).mean()
+    # One tensor can be saved by two operations (tanh's output is the next layer's
+    # input): count its bytes once.
+    distinct = {t.data_ptr(): t.numel() * t.element_size() for t in saved}
+    return len(saved), sum(distinct.values())
+
+
+print("layers  tensors saved  bytes they hold")
+for depth in (1, 2, 3, 4):
+    count, size = saved_by_forward(depth)
+    print(f"{depth:6}  {count:13}  {size:15}")
+# --8<-- [end:saved-by-depth]
+
+# --8<-- [start:hessian-compositions]
+from torch.func import hessian, jacfwd, jacrev
+
+H40 = hessian(loss)(w)  # the 40 x 40 Hessian of the one-layer model above
+print(
+    "hessian(loss) equals jacfwd(jacrev(loss)) bit for bit:",
+    torch.equal(H40, jacfwd(jacrev(loss))(w)),
+)
+print("the work of each composition, in forward passes:")
+for name, composition in [
+    ("jacfwd(jacrev(loss))", jacfwd(jacrev(loss))),
+    ("jacrev(jacrev(loss))", jacrev(jacrev(loss))),
+    ("jacfwd(jacfwd(loss))", jacfwd(jacfwd(loss))),
+    ("jacrev(jacfwd(loss))", jacrev(jacfwd(loss))),
+]:
+    torch.testing.assert_close(composition(w), H40)  # all four give the same Hessian
+    print(f"  {name}  {Fraction(flops(composition, w), one_forward)!s:>4}")
+# --8<-- [end:hessian-compositions]
+
+
+# --8<-- [start:hvp-forward-over-reverse]
+def hvp_work(depth):
+    """A gradient, and an HVP both ways, in matrix products of one layer's size."""
+    net = network(depth)
+    params = dict(net.named_parameters())
+    weights = list(params.values())
+    directions = {name: torch.randn_like(p) for name, p in params.items()}
+
+    def net_loss(params):
+        return torch.func.functional_call(net, params, (X,)).pow(2).mean()
+
+    def net_gradient():
+        return torch.autograd.grad(net_loss(params), weights)
+
+    def forward_over_reverse():  # the JVP of the gradient function, in the direction
+        return torch.func.jvp(torch.func.grad(net_loss), (params,), (directions,))[1]
+
+    def double_backward():  # method 1: the gradient of (gradient . direction)
+        g = torch.autograd.grad(net_loss(params), weights, create_graph=True)
+        dot = sum((gi * di).sum() for gi, di in zip(g, directions.values(), strict=True))
+        return torch.autograd.grad(dot, weights)
+
+    for a, b in zip(forward_over_reverse().values(), double_backward(), strict=True):
+        torch.testing.assert_close(a, b)  # the same H v
+    one_product = flops(net_loss, params) // depth  # the forward pass: one product per layer
+    return [
+        flops(fn) // one_product for fn in (net_gradient, forward_over_reverse, double_backward)
+    ]
+
+
+print("layers  products: gradient  jvp of grad  double backward")
+for depth in (1, 2, 4, 8):
+    gradient_products, jvp_products, double_products = hvp_work(depth)
+    print(f"{depth:6}  {gradient_products:18}  {jvp_products:11}  {double_products:15}")
+# --8<-- [end:hvp-forward-over-reverse]
+
+# --8<-- [start:gauss-newton]
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+points = torch.randn(8, 3)  # 8 examples with 3 features
+labels = torch.tensor([0, 1, 2, 0, 1, 2, 0, 1])  # their classes, out of 3
+
+
+def logits_of(w):
+    """A small classifier with 24 weights: 3 inputs, 4 tanh units, 3 class scores."""
+    return torch.tanh(points @ w[:12].view(3, 4)) @ w[12:].view(4, 3)
+
+
+def loss_of_logits(z):
+    return F.cross_entropy(z, labels)  # the mean over the 8 examples
+
+
+def loss_hessian_product(z, u):
+    """H_loss u: row by row, (p * u - p (p . u)) / N, with p the softmax of the row."""
+    p = torch.softmax(z, dim=1)
+    return (p * u - p * (p * u).sum(dim=1, keepdim=True)) / z.shape[0]
+
+
+def ggn_product(w, v):
+    """G v = J^T H_loss J v, with J the Jacobian of the logits by the weights."""
+    z, jv = torch.func.jvp(logits_of, (w,), (v,))  # forward mode: J v, the logits' change
+    _, back_to_weights = torch.func.vjp(logits_of, w)  # reverse mode: u -> J^T u
+    (gv,) = back_to_weights(loss_hessian_product(z, jv))
+    return gv
+
+
+w24, v24 = torch.randn(24), torch.randn(24)
+gv = ggn_product(w24, v24)
+
+# The same product from the matrices: J is 24 x 24 (8 x 3 logits, 24 weights).
+z24 = logits_of(w24)
+J = torch.func.jacrev(logits_of)(w24).reshape(24, 24)
+H_loss = torch.func.hessian(loss_of_logits)(z24).reshape(24, 24)
+G = J.T @ H_loss @ J
+print("G v without the matrices equals J^T H_loss J v:", torch.allclose(gv, G @ v24, atol=1e-6))
+jv = (J @ v24).view(8, 3)
+hand = loss_hessian_product(z24, jv)  # the hand formula
+autograd = torch.func.jvp(torch.func.grad(loss_of_logits), (z24,), (jv,))[1]
+print("H_loss u by hand equals autograd's:", torch.allclose(hand, autograd, atol=1e-7))
+
+H24 = torch.func.hessian(lambda w: loss_of_logits(logits_of(w)))(w24)  # the true Hessian
+print("G v equals H v:", torch.allclose(gv, H24 @ v24, atol=1e-6))
+directions = torch.randn(1000, 24)
+for name, M in [("H", H24), ("G", G)]:
+    curvature = ((directions @ M) * directions).sum(dim=1)  # v^T M v, one per direction
+    print(f"{name}: {(curvature < 0).sum().item()} of 1000 directions curve downwards")
+
+p0 = torch.softmax(z24[0], dim=0)  # the first example's predicted distribution
+fisher = sum(p0[y] * torch.outer(torch.eye(3)[y] - p0, torch.eye(3)[y] - p0) for y in range(3))
+same = torch.allclose(fisher / 8, H_loss[:3, :3])
+print("its block of H_loss is its Fisher matrix over N:", same)
+# --8<-- [end:gauss-newton]
+
+# --8<-- [start:retain-default]
+x = torch.tensor(2.0, requires_grad=True)
+y = x**3
+torch.autograd.grad(y, x, create_graph=True)  # retain_graph defaults to create_graph: True
+y.backward()  # so the graph of y is still there
+print("x.grad after grad(..., create_graph=True) and y.backward():", x.grad)
+# --8<-- [end:retain-default]
+
 # --8<-- [start:penalty]
 torch.manual_seed(0)
 inputs = torch.rand(64, 2) * 4 - 2  # 64 points in the square [-2, 2] x [-2, 2]
@@ -302,6 +446,7 @@ def train(create_graph, steps=150, strength=0.1):
         prediction = model(x)
         mse = ((prediction - targets) ** 2).mean()
         # Row i of the gradient of the sum is d prediction_i / d x_i (rows are independent).
+        # retain_graph defaults to create_graph: only the run without it needs the flag.
         slope = torch.autograd.grad(
             prediction.sum(), x, create_graph=create_graph, retain_graph=True
         )[0]

@@ -217,6 +217,11 @@ for name, t in [("x.argmax()", index), ("x > 0", positive)]:
     print(f"{name:10}: {t!r}, requires_grad {t.requires_grad}, grad_fn {t.grad_fn}")
 # --8<-- [end:no-grad-fn]
 
+# --8<-- [start:complex]
+c = torch.tensor([1 + 2j, 0.5 - 1j], requires_grad=True)  # complex: allowed
+print(c.dtype, "requires grad:", c.requires_grad)
+# --8<-- [end:complex]
+
 # --8<-- [start:mask]
 x.grad = None
 y = x * (x > 0)  # the mask is a constant: the gradient flows through x only

@@ -384,6 +384,21 @@ if __name__ == "__main__":
     compare("(p - T)/N", dz_formula, logits.grad)
     # --8<-- [end:cross-entropy]
 
+    # --8<-- [start:cross-entropy-nodes]
+    z = torch.tensor([[0.0, 200.0]], requires_grad=True)  # p of class 0 is e^-200: 0 in float32
+    true_class = torch.tensor([0])
+    loss = F.cross_entropy(z, true_class)
+    loss.backward()
+    print("loss:", loss.item(), " nodes:", loss.grad_fn.name(), end=" <- ")
+    print(loss.grad_fn.next_functions[0][0].name())
+    print("z.grad:", z.grad)
+
+    with torch.no_grad():
+        p = torch.softmax(z, dim=1)
+        dp = -F.one_hot(true_class, 2) / p  # -1/p_t: -inf, since p_t underflowed to 0
+        print("p:", p, " through the Jacobian:", softmax_backward(p, dp))
+    # --8<-- [end:cross-entropy-nodes]
+
     # --8<-- [start:layer-norm-forward-check]
     torch.manual_seed(0)
     N, D = 4, 5
@@ -410,6 +425,21 @@ if __name__ == "__main__":
     compare("dbeta", dbeta, beta.grad)
     print("every row of dx sums to 0 (to 1e-6):", bool(dx.sum(dim=1).abs().max() < 1e-6))
     # --8<-- [end:layer-norm-check]
+
+    # --8<-- [start:layer-norm-eps]
+    x3 = torch.tensor([1.0, 2.0, 4.0], dtype=torch.float64, requires_grad=True)
+    for eps in (0.0, 1.0):
+        # --8<-- [start:layer-norm-eps-maths]
+        mu = x3.mean()
+        sigma3 = (((x3 - mu) ** 2).mean() + eps).sqrt()  # sigma, with this eps
+        (dsigma,) = torch.autograd.grad(sigma3, x3)
+        x_hat3 = (x3 - mu) / sigma3  # x_hat, with the same eps
+        formula = x_hat3.detach() / 3  # x_hat_j / D
+        # --8<-- [end:layer-norm-eps-maths]
+        shown = " ".join(f"{d:+.4f}" for d in dsigma.tolist())
+        equal = torch.allclose(dsigma, formula)
+        print(f"eps = {eps}: dsigma/dx = {shown}, equal to x_hat / D: {equal}")
+    # --8<-- [end:layer-norm-eps]
 
     # --8<-- [start:layer-norm-gradcheck]
     torch.manual_seed(0)

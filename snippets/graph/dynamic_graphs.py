@@ -1,9 +1,11 @@
 """Part 1, chapter 4: a new graph on every run.
 
 Each region is included by docs/graph/dynamic-graphs.md. The file also runs top to
-bottom on its own: `python snippets/graph/dynamic_graphs.py`. The call that fails on
-purpose lives in the page, in a `raises=` block.
+bottom on its own: `python snippets/graph/dynamic_graphs.py`. The calls that fail on
+purpose live in the page, in `raises=` blocks.
 """
+# Each region imports what it first needs, where the page shows it.
+# ruff: noqa: E402
 
 # --8<-- [start:anew]
 import torch
@@ -111,3 +113,89 @@ big = grow(torch.tensor(20.0))  # already 10 or more: the loop body never runs
 
 print("requires_grad:", big.requires_grad, "| grad_fn:", big.grad_fn)
 # --8<-- [end:no-loop]
+
+
+# --8<-- [start:static-g]
+def g(x):
+    if x.sum() > 0:  # an if on the data, as in f above
+        return x * 2
+    return -x
+
+
+for values in ([1.0, 2.0], [-1.0, -2.0]):
+    x = torch.tensor(values, requires_grad=True)
+    y = g(x)
+    y.sum().backward()
+    print(f"g({values}) = {y.tolist()} | recorded: {path(y)} | x.grad = {x.grad.tolist()}")
+# --8<-- [end:static-g]
+
+# --8<-- [start:jit-trace]
+# Traced on an example whose sum is positive. (check_trace=False skips a second trace
+# that torch.jit.trace makes to check the first one, which would repeat each warning.)
+traced = torch.jit.trace(g, torch.tensor([1.0, 2.0]), check_trace=False)
+print(traced.code.rstrip())  # the program the trace recorded
+
+x = torch.tensor([-1.0, -2.0], requires_grad=True)  # a negative sum
+y = traced(x)
+y.sum().backward()
+print("g(x)      =", g(x).tolist())
+print("traced(x) =", y.tolist(), "| x.grad =", x.grad.tolist())
+# --8<-- [end:jit-trace]
+
+# --8<-- [start:compile]
+graphs = []  # every graph torch.compile hands to the backend below
+
+
+def keep_graph(graph_module, example_inputs):
+    """A torch.compile backend: keep the captured graph, then run it as it is."""
+    graphs.append(graph_module)
+    return graph_module.forward
+
+
+def ops(graph_module):
+    """The names of the operations in a captured graph, in order."""
+    return [
+        node.target if node.op == "call_method" else node.target.__name__
+        for node in graph_module.graph.nodes
+        if node.op in ("call_function", "call_method")
+    ]
+
+
+compiled_g = torch.compile(g, backend=keep_graph)
+for values in ([1.0, 2.0], [-1.0, -2.0], [3.0, 4.0]):
+    x = torch.tensor(values, requires_grad=True)
+    y = compiled_g(x)
+    y.sum().backward()
+    print(f"x = {values}: y = {y.tolist()}, x.grad = {x.grad.tolist()}, graphs: {len(graphs)}")
+
+for graph_module in graphs:
+    print("graph:", ops(graph_module))
+# --8<-- [end:compile]
+
+# --8<-- [start:explain]
+import torch._dynamo
+
+report = torch._dynamo.explain(g)(torch.tensor([1.0, 2.0]))
+print("graphs:", report.graph_count, "| graph breaks:", report.graph_break_count)
+print("reason:", report.break_reasons[0].reason)
+# --8<-- [end:explain]
+
+# --8<-- [start:guard]
+graphs.clear()
+
+
+def scale(x, double):
+    if double:  # a Python bool, not a tensor: compiled for one value, and guarded
+        return x * 2
+    return -x
+
+
+compiled_scale = torch.compile(scale, backend=keep_graph)
+x = torch.tensor([1.0, 2.0])
+for double in (True, False, True, False):
+    print(f"double={double}: {compiled_scale(x, double).tolist()}, graphs: {len(graphs)}")
+
+report = torch._dynamo.explain(scale)(x, True)
+checks = [code for guard in report.out_guards for code in guard.code_list or []]
+print("the guard on double:", [code for code in checks if "double" in code])
+# --8<-- [end:guard]

@@ -37,6 +37,11 @@ print("y.grad_fn:   ", y.grad_fn.name(), "->", inputs_of(y.grad_fn))
 print("u.grad_fn:   ", u.grad_fn.name(), "->", inputs_of(u.grad_fn))
 # --8<-- [end:next-functions]
 
+# --8<-- [start:number-inputs]
+print("w * 2: ", (w * 2).grad_fn.name(), "->", inputs_of((w * 2).grad_fn))
+print("w ** 2:", (w**2).grad_fn.name(), "->", inputs_of((w**2).grad_fn))
+# --8<-- [end:number-inputs]
+
 
 # --8<-- [start:walker]
 def leaf_name(tensor, leaves):

@@ -126,6 +126,19 @@ loss.backward()  # uses the saved h, then frees it
 print("after backward():                 ", watch() is not None)
 # --8<-- [end:kept-alive]
 
+# --8<-- [start:saved-output]
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+h = a.exp()  # ExpBackward0 saves its own result, h
+loss = h.sum()  # SumBackward0 saves no tensor
+
+watch = weakref.ref(h)
+memory = h.untyped_storage().data_ptr()  # compared below, never printed
+del h
+saved = loss.grad_fn.next_functions[0][0]._saved_result  # what ExpBackward0 kept
+print("the object h still exists:      ", watch() is not None)
+print("the node still holds h's memory:", saved.untyped_storage().data_ptr() == memory)
+# --8<-- [end:saved-output]
+
 # --8<-- [start:dropped]
 h = a.exp()
 loss = h.sin().sum()
@@ -136,6 +149,46 @@ print("h kept by the graph:          ", watch() is not None)
 loss = None  # no backward(): the last name of the graph's output is rebound
 print("after the graph's output went:", watch() is not None)
 # --8<-- [end:dropped]
+
+# --8<-- [start:two-graphs]
+count = {"alive": 0, "most": 0}  # saved tensors alive now, and the most at one time
+
+
+def freed():
+    count["alive"] -= 1
+
+
+def pack(t):  # PyTorch calls this each time a node saves a tensor t
+    kept = t.detach()  # the same memory, as an object of our own
+    count["alive"] += 1
+    count["most"] = max(count["most"], count["alive"])
+    weakref.finalize(kept, freed)  # calls freed() once kept is gone
+    return kept  # the node keeps this
+
+
+def unpack(kept):  # called when backward() needs the saved tensor back
+    return kept
+
+
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    count["most"] = 0
+    for _ in range(3):
+        loss = a.exp().sin().sum()  # a new graph, which saves 2 tensors
+    print("rebinding loss:  alive at the end", count["alive"], "| at most", count["most"])
+
+    loss = None  # let the last graph go before the next loop
+    count["most"] = 0
+    for _ in range(3):
+        loss = a.exp().sin().sum()
+        loss.backward()  # frees this graph's saved tensors
+    print("with backward(): alive at the end", count["alive"], "| at most", count["most"])
+
+    count["most"] = 0
+    for _ in range(3):
+        loss = a.exp().sin().sum()
+        del loss  # drops the graph before the next one is built
+    print("with del loss:   alive at the end", count["alive"], "| at most", count["most"])
+# --8<-- [end:two-graphs]
 
 # --8<-- [start:retain]
 a = torch.tensor(2.0, requires_grad=True)

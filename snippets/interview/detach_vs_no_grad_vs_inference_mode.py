@@ -61,3 +61,25 @@ for name, t in [
         f"{can_be_saved_for_backward(t)}"
     )
 # --8<-- [end:compare]
+
+# --8<-- [start:train]
+with torch.inference_mode():
+    features = torch.ones(2)  # an inference tensor
+w = torch.zeros(2, requires_grad=True)
+
+# w + features saves nothing for backward: allowed.
+(w + features).sum().backward()
+print("w + features: w.grad =", w.grad, " saved for backward:", can_be_saved_for_backward(features))
+
+# A clone made outside the mode is an ordinary tensor, and can be saved.
+copy = features.clone()
+print(
+    "clone: is_inference",
+    copy.is_inference(),
+    " saved for backward:",
+    can_be_saved_for_backward(copy),
+)
+w.grad = None
+(w * copy).sum().backward()  # saves copy, for the gradient of w
+print("w * copy: w.grad =", w.grad)
+# --8<-- [end:train]

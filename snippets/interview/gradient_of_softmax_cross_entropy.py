@@ -52,6 +52,20 @@ F.cross_entropy(logits, soft_targets).backward()
 torch.testing.assert_close(logits.grad, (probs - soft_targets) / n)
 print("soft targets: logits.grad equals (probs - soft_targets) / N")
 
+# F.cross_entropy does not normalise the targets: a row summing to 1.5 here.
+unnormalised = torch.tensor([[0.5, 0.5, 0.5], [0.0, 0.5, 0.5]])
+# --8<-- [start:unnormalised-maths]
+logits.grad = None
+F.cross_entropy(logits, unnormalised).backward()
+row_sums = unnormalised.sum(dim=1, keepdim=True)
+print(
+    "row sums 1.5 and 1: equals (probs - targets) / N?",
+    torch.allclose(logits.grad, (probs - unnormalised) / n),
+    " equals (row sum * probs - targets) / N?",
+    torch.allclose(logits.grad, (row_sums * probs - unnormalised) / n),
+)
+# --8<-- [end:unnormalised-maths]
+
 weight = torch.tensor([1.0, 2.0, 3.0])  # one weight per class
 logits.grad = None
 F.cross_entropy(logits, targets, weight=weight).backward()

@@ -47,10 +47,14 @@ print("sum of the per-sample gradients:     ", per_sample["weight"].sum(dim=0).s
 # --8<-- [end:batch]
 
 # --8<-- [start:clip]
-# Clip each example's gradient to norm at most 1 (as in differentially private SGD).
+# DP-SGD (Abadi et al. 2016): clip each example's gradient to norm at most C, add them up,
+# add Gaussian noise of standard deviation sigma * C, and divide by the batch size.
+C, sigma = 1.0, 1.0  # the clipping norm and the noise multiplier
 flat = torch.cat([per_sample["weight"].flatten(1), per_sample["bias"].flatten(1)], dim=1)
 norms = flat.norm(dim=1)
-clipped = flat * (1.0 / norms).clamp(max=1.0).unsqueeze(1)
+clipped = flat * (C / norms).clamp(max=1.0).unsqueeze(1)
+noisy_mean = (clipped.sum(dim=0) + sigma * C * torch.randn(flat.shape[1])) / len(flat)
 print("norms before clipping:", norms)
 print("norms after clipping: ", clipped.norm(dim=1))
+print("the noisy mean gradient for the step:", noisy_mean)
 # --8<-- [end:clip]

@@ -65,7 +65,7 @@ def new_model(seed: int) -> nn.Linear:
 def counting_allreduce(
     calls: list[int], bucket: dist.GradBucket
 ) -> torch.futures.Future[torch.Tensor]:
-    """DDP's own all-reduce (sum, then divide by the world size), counted."""
+    """DDP's own all-reduce (divide by the world size, then sum), counted."""
     calls.append(1)
     return allreduce_hook(dist.group.WORLD, bucket)
 
@@ -184,3 +184,15 @@ if __name__ == "__main__":
         print_reports(launch())
     else:
         print(run_in_fresh_process(Path(__file__)), end="")
+
+        # --8<-- [start:order]
+        import inspect
+
+        from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+        # The all-reduce that allreduce_hook (DDP's default behaviour) runs, in order:
+        source = inspect.getsource(default_hooks._allreduce_fut)
+        for line in source.splitlines():
+            if "overflow" in line or "div_(" in line or "all_reduce(" in line:
+                print(line.strip())
+        # --8<-- [end:order]

@@ -28,8 +28,10 @@ saved = []
 
 
 def keep(t):
-    saved.append(t)  # called once for every tensor a node saves
-    return t
+    # Called once for every tensor a node saves. Keep and return t.detach(), not t:
+    # a saved output kept as itself would form a reference cycle with its own node.
+    saved.append(t.detach())
+    return t.detach()
 
 
 for batch in [4, 8]:
@@ -54,6 +56,15 @@ print("saved the inputs:        ", any(same_memory(t, inputs) for t in saved))
 print("saved the first weight:  ", any(same_memory(t, net[0].weight) for t in saved))
 print("saved the second weight: ", any(same_memory(t, net[2].weight) for t in saved))
 print("the two (8, 5) are one:  ", same_memory(saved[1], saved[2]))
+
+blocks = {t.untyped_storage().data_ptr(): t.numel() for t in saved}  # each block once
+existing = {inputs.untyped_storage().data_ptr()}
+existing |= {p.untyped_storage().data_ptr() for p in net.parameters()}
+made_for_backward = sum(n for ptr, n in blocks.items() if ptr not in existing)
+print(
+    f"{len(saved)} saved tensors, {len(blocks)} blocks of memory; made by the forward"
+    f" pass only for backward: {made_for_backward} numbers"
+)
 # --8<-- [end:which]
 
 # --8<-- [start:freed]

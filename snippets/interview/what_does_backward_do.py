@@ -42,3 +42,31 @@ total.backward()
 total.backward()  # the same graph again: no error
 print("v.grad after two passes:", v.grad)  # 1 + 1 for every element
 # --8<-- [end:nothing-saved]
+
+# --8<-- [start:freed-early]
+u = torch.tensor(2.0, requires_grad=True)
+w = (u**2).exp()  # ExpBackward0 saves its result, PowBackward0 saves u
+exp_node = w.grad_fn
+square_node = exp_node.next_functions[0][0]
+
+
+def state(read):
+    try:
+        read()
+        return "alive"
+    except RuntimeError:  # reading a freed saved value raises
+        return "freed"
+
+
+def before_square(grad_outputs):
+    # Runs after the exp node, just before the squaring node.
+    print("just before the squaring node runs:")
+    print("  the exp node's saved result:", state(lambda: exp_node._saved_result))
+    print("  the squaring node's saved u:", state(lambda: square_node._saved_self))
+
+
+square_node.register_prehook(before_square)
+w.backward()
+print("after backward():")
+print("  the squaring node's saved u:", state(lambda: square_node._saved_self))
+# --8<-- [end:freed-early]

@@ -36,6 +36,14 @@ for create_graph in (False, True):
     print(f"create_graph={create_graph}: the backward pass saved {len(saved)} tensors")
 # --8<-- [end:saved]
 
+# --8<-- [start:retain-default]
+x = torch.tensor(2.0, requires_grad=True)
+y = x**3
+torch.autograd.grad(y, x, create_graph=True)  # retain_graph defaults to create_graph: True
+y.backward()  # the graph of y was kept, so a second pass through it works
+print("x.grad:", x.grad.item())
+# --8<-- [end:retain-default]
+
 # --8<-- [start:silent]
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(2, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))

@@ -20,6 +20,11 @@ print("w > 0:", (w > 0).requires_grad)  # a bool result is never tracked
 
 a.requires_grad_()  # switch tracking on later, in place
 print("a * 3 after requires_grad_():", (a * 3).requires_grad)
+
+with torch.no_grad():  # grad mode off: nothing is recorded, nothing requires grad
+    print("a * w under no_grad():", (a * w).requires_grad)
+with torch.inference_mode():
+    print("a * w under inference_mode():", (a * w).requires_grad)
 # --8<-- [end:spreads]
 
 # --8<-- [start:cost]
@@ -27,8 +32,10 @@ saved = []
 
 
 def count_saved(t):
-    saved.append(t)  # called once for each tensor the graph saves
-    return t
+    # Called once for each tensor the graph saves. Keep and return t.detach(), not t:
+    # a saved output kept as itself would form a reference cycle with its own node.
+    saved.append(t.detach())
+    return t.detach()
 
 
 def name_of(t, known):

@@ -3,7 +3,7 @@
 # --8<-- [start:model]
 import torch
 from torch import nn
-from torch.utils.checkpoint import checkpoint_sequential
+from torch.utils.checkpoint import checkpoint, checkpoint_sequential
 
 torch.manual_seed(0)
 model = nn.Sequential(  # 8 blocks, each: widen, tanh, narrow, tanh
@@ -51,3 +51,13 @@ print("block forward calls without:", plain_calls)
 print("block forward calls with:   ", ckpt_calls)
 print("gradients equal: yes (assert_close passed)")
 # --8<-- [end:compare]
+
+# --8<-- [start:reentrant]
+first_layer = model[0][0]  # its input is data, which does not require grad
+for reentrant in (True, False):
+    first_layer.weight.grad = None
+    out = checkpoint(first_layer, inputs, use_reentrant=reentrant)
+    print(f"use_reentrant={reentrant}: out.requires_grad = {out.requires_grad}")
+out.pow(2).mean().backward()
+print("use_reentrant=False: first_layer.weight.grad is set:", first_layer.weight.grad is not None)
+# --8<-- [end:reentrant]

@@ -35,6 +35,24 @@ b.sum().backward()
 print("forward:", b.detach(), " gradient:", w.grad)
 # --8<-- [end:sign-ste]
 
+# --8<-- [start:detach-trick]
+w = torch.tensor([0.3, -0.2, 1.5, 0.0], requires_grad=True)
+binary = torch.where(w >= 0, 1.0, -1.0)  # as SignSTE: +1 at w = 0
+
+# Plain STE: value sign(w), gradient 1 everywhere.
+plain = w + (torch.sign(w) - w).detach()
+plain.sum().backward()
+print("plain:   forward", plain.detach(), " gradient", w.grad)
+
+# Clipped STE, the same as SignSTE: gradient 1 only where |w| <= 1.
+w.grad = None
+c = w.clamp(-1, 1)
+clipped = c + (binary - c).detach()
+clipped.sum().backward()
+print("clipped: forward", clipped.detach(), " gradient", w.grad)
+print("SignSTE: forward", SignSTE.apply(w).detach())
+# --8<-- [end:detach-trick]
+
 # --8<-- [start:train]
 torch.manual_seed(0)
 inputs = torch.randn(32, 2)

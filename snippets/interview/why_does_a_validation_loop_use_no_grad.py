@@ -14,7 +14,10 @@ batches = [(torch.randn(32, 20), torch.randint(0, 3, (32,))) for _ in range(4)]
 
 
 def saved_during(run):
-    """Run run(); return its result and the bytes autograd saved for backward."""
+    """Run run(); return its result and what autograd saved for backward.
+
+    The second is a dict: each block of memory saved (its address) and its bytes.
+    """
     storages = {}
 
     def pack(tensor):
@@ -24,7 +27,7 @@ def saved_during(run):
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
         result = run()
-    return result, sum(storages.values())
+    return result, storages
 
 
 def validation_loss():
@@ -38,18 +41,24 @@ def validation_loss():
 
 # --8<-- [start:compare]
 model.eval()
-tracked, tracked_bytes = saved_during(validation_loss)
+tracked, tracked_saved = saved_during(validation_loss)
 with torch.no_grad():
-    untracked, untracked_bytes = saved_during(validation_loss)
+    untracked, untracked_saved = saved_during(validation_loss)
 model.train()
+
+# Blocks that exist anyway: the batches and the parameters.
+existing = {t.untyped_storage().data_ptr() for batch in batches for t in batch}
+existing |= {p.untyped_storage().data_ptr() for p in model.parameters()}
+only_for_backward = sum(n for ptr, n in tracked_saved.items() if ptr not in existing)
 
 print(
     f"without no_grad: loss {tracked.item():.4f}, grad_fn {tracked.grad_fn.name()},"
-    f" {tracked_bytes} bytes saved"
+    f" {sum(tracked_saved.values())} bytes saved, {only_for_backward} of them"
+    " only for backward"
 )
 print(
     f"with no_grad:    loss {untracked.item():.4f}, grad_fn {untracked.grad_fn},"
-    f" {untracked_bytes} bytes saved"
+    f" {sum(untracked_saved.values())} bytes saved"
 )
 print("the same loss:", torch.equal(tracked, untracked))
 # --8<-- [end:compare]

@@ -4,7 +4,12 @@ Run it: python snippets/practice/gauss_newton_product.py"""
 # ruff: noqa: E402
 
 # --8<-- [start:starter]
+import warnings
+
 import torch
+
+# PyTorch 2.14+ warns from inside torch the first time forward mode runs (not your code).
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
 
 xs = torch.tensor([0.0, 0.5, 1.0, 1.5])  # 4 data points
 ys = torch.tensor([1.0, 1.6, 2.9, 4.4])
@@ -29,7 +34,12 @@ explicit = ...  # the same product from the explicit Jacobian, torch.func.jacrev
 # --8<-- [end:starter]
 
 # --8<-- [start:solution]
+import warnings
+
 import torch
+
+# PyTorch 2.14+ warns from inside torch the first time forward mode runs (not your code).
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
 
 xs = torch.tensor([0.0, 0.5, 1.0, 1.5])
 ys = torch.tensor([1.0, 1.6, 2.9, 4.4])

@@ -92,6 +92,23 @@ def check() -> str:
     if by_hand is None or by_hand is Ellipsis:
         return "Not done yet: J is right; now set by_hand = J @ u."
     if not _close(by_hand, ju):
+        if _close(by_hand, right * u):
+            return (
+                f"Not quite: expected by_hand = J @ u = {_show(ju)}, got J * u, a 2 x 2 tensor "
+                f"{by_hand.tolist()}: * multiplies entry by entry (u is repeated for every row "
+                "of J). The matrix-vector product is J @ u."
+            )
+        if not isinstance(by_hand, torch.Tensor):
+            try:
+                numbers = torch.as_tensor(by_hand, dtype=torch.float32)
+            except (TypeError, ValueError, RuntimeError):
+                numbers = None
+            if numbers is not None and _close(numbers, ju):
+                return (
+                    f"Not quite: expected by_hand = J @ u, a tensor {_show(ju)}, got a "
+                    f"{type(by_hand).__name__} {by_hand!r}: the numbers are right, but compute "
+                    "them with J @ u, so that by_hand is a tensor."
+                )
         if _close(by_hand, jtu):
             return (
                 f"Not quite: expected by_hand = J @ u = {_show(ju)}, got {_show(by_hand)}, "

@@ -120,6 +120,10 @@ def wrong_budgets(model: nn.Module) -> list[tuple[str, dict[str, int]]]:
             {"parameters": size(every, 1), "gradients": size(trained, 1)},
         ),
         (
+            "a frozen parameter still takes memory for its values: count every parameter",
+            {"parameters": size(trained)},
+        ),
+        (
             "a frozen parameter (requires_grad False) gets no .grad, and Adam keeps no state "
             "for it",
             {"gradients": size(every), "adam": 2 * size(every) + 4 * len(every)},

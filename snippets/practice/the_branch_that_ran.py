@@ -43,7 +43,7 @@ predictions = {
     "a.grad at x = 3": 9.0,  # the first branch ran: d(a x²)/da = x² = 9
     "b.grad at x = 3": None,  # b is not in that branch, so not in the graph
     "a.grad at x = -2": 1.0,  # the second branch adds a: d/da = 1
-    "b.grad at x = -2": 24.0,  # d(bx)²/db = 2(bx) * x = 3 * (-6) * (-2)
+    "b.grad at x = -2": 24.0,  # d(bx)²/db = 2(bx) * x = 2 * (-6) * (-2)
 }
 
 for x_value in [3.0, -2.0]:

@@ -113,7 +113,15 @@ WHY = {
 
 
 # Ways of writing "reading it raises", all accepted: "error", "RuntimeError", "Error", ...
+# and the exception class itself, RuntimeError (or Exception), unquoted.
 ERROR_WORDS = {"error", "runtimeerror", "runtime error"}
+
+
+def _names_the_error(predicted: object) -> bool:
+    if isinstance(predicted, type):
+        # RuntimeError, or a class it belongs to: Exception, BaseException
+        return issubclass(predicted, BaseException) and issubclass(RuntimeError, predicted)
+    return isinstance(predicted, str) and predicted.strip().lower() in ERROR_WORDS
 
 
 def _same(predicted: object, actual: object) -> bool:
@@ -122,10 +130,14 @@ def _same(predicted: object, actual: object) -> bool:
     if actual is None:
         return predicted is None
     if actual == "error":
-        return isinstance(predicted, str) and predicted.strip().lower() in ERROR_WORDS
+        return _names_the_error(predicted)
     if isinstance(predicted, bool) or not isinstance(predicted, int | float):
         return False
     return abs(predicted - actual) < 1e-6
+
+
+def _shown(value: object) -> str:
+    return value.__name__ if isinstance(value, type) else repr(value)  # a class by its name
 
 
 def check() -> str:
@@ -137,7 +149,7 @@ def check() -> str:
         return f"Not done yet: replace ... with your prediction for: {'; '.join(missing)}."
     actual = _actual()
     wrong = [
-        f"{name}: expected {actual[name]!r}, got {predictions[name]!r} ({WHY[name]})"
+        f"{name}: expected {actual[name]!r}, got {_shown(predictions[name])} ({WHY[name]})"
         for name in WHY
         if not _same(predictions[name], actual[name])
     ]

@@ -170,7 +170,7 @@ RAW_TEX_JS = """
 }
 """
 
-# The labels of D2 diagrams (coursekit/diagrams.py), and those that leave their shape. D2
+# The labels of D2 diagrams (coursekit/figures/d2.py), and those that leave their shape. D2
 # sized each shape for its label in Source Sans Pro; the page draws it in its own font.
 # A label must lie inside a box shape, and its two ends, at mid-height, inside an oval.
 LABELS_JS = """

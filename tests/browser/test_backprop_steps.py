@@ -1,4 +1,4 @@
-"""Step-through backward passes in a real browser (coursekit/backprop_steps.py).
+"""Step-through backward passes in a real browser (coursekit/figures/backprop_steps.py).
 
 Every figure on every page that has one: stepping with the mouse and with the keyboard
 alone, the "Step k of n" counter and the live text, the ordered list without JavaScript

@@ -86,7 +86,7 @@ def test_no_copy_links_outside_the_interview_pages(page: Page) -> None:
 
 @pytest.mark.parametrize("paper", ["A4", "Letter"])
 def test_the_summary_prints_on_one_sheet(page: Page, paper: str) -> None:
-    """Both sides of one sheet: 46 short answers on one side would be too small to read."""
+    """Both sides of one sheet: 55 short answers on one side would be too small to read."""
     page.goto("interview/summary/")
     pdf = page.pdf(format=paper)
     pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))

@@ -51,7 +51,7 @@ def test_quiz_without_javascript_hides_its_controls_and_keeps_the_answers(
 def test_copy_buttons_only_show_when_a_script_can_copy(
     new_context: Callable[..., BrowserContext],
 ) -> None:
-    """The buttons are in the HTML (coursekit/copy_buttons.py); only JavaScript can copy."""
+    """The buttons are in the HTML (coursekit/content/copy_buttons.py); only JavaScript can copy."""
     shown = {}
     for javascript in (True, False):
         context = new_context(java_script_enabled=javascript)

@@ -4,7 +4,9 @@ current-style functions, run on the page's own classes.
 * Exp (setup_context style): d exp(x)/dx = exp(x), per entry under vmap(grad(...));
 * ExpWithJvp's jvp rule: the tangent of y = exp(x) is exp(x) times the tangent of x;
 * StableSoftplus's second derivative is σ(x)(1 − σ(x)); OnceSoftplus's first is σ(x);
-* TripleInPlace (with mark_dirty): h = 2a tripled in place gives d sum(h)/da = 6.
+* TripleInPlace (with mark_dirty): h = 2a tripled in place gives d sum(h)/da = 6;
+* dropout in a checkpoint: out_i = 2 m_i h_i w_i, so d sum(out)/dw_i = 2 m_i h_i, with the
+  mask m the forward pass drew (preserve_rng_state=True replays it).
 """
 
 import warnings
@@ -83,3 +85,22 @@ def test_tripling_in_place_with_mark_dirty_gives_6(start: list[float]) -> None:
     assert y is h
     h.sum().backward()
     assert torch.equal(a.grad, torch.full_like(a, 6.0))  # h = 3 · 2a, so d sum(h)/da_i = 6
+
+
+DROPOUT = run_region(SNIPPET, "my-exp", "dropout-rng")
+positive = st.floats(min_value=0.5, max_value=8.0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(positive, positive), min_size=2, max_size=12))
+def test_checkpointed_dropout_gradient_is_two_m_h(pairs: list[tuple[float, float]]) -> None:
+    # Positive h and w, so an entry of the output is 0 only where the mask dropped it.
+    h = torch.tensor([a for a, _ in pairs])
+    w = torch.tensor([b for _, b in pairs], requires_grad=True)
+    DROPOUT["h"], DROPOUT["w"] = h, w  # the page's run() reads them from its namespace
+    out, w_grad = DROPOUT["run"](preserve_rng_state=True)
+    m = (out != 0).float()  # the mask the forward pass drew
+    torch.testing.assert_close(out, 2 * m * h * w.detach())  # out_i = 2 m_i h_i w_i
+    torch.testing.assert_close(w_grad, 2 * m * h)  # d sum(out)/dw_i = 2 m_i h_i
+    _, plain_grad = DROPOUT["run"]()
+    assert torch.equal(w_grad, plain_grad)

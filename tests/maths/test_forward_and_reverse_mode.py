@@ -18,6 +18,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from . import run_region
+
 SNIPPET = (
     Path(__file__).resolve().parents[2] / "snippets" / "deeper" / "forward_and_reverse_mode.py"
 )
@@ -38,7 +40,7 @@ def run_regions(*names: str) -> dict[str, Any]:
     return namespace
 
 
-PAGE = run_regions("quiet-start", "jacobian", "per-sample")
+PAGE = run_regions("quiet-start", "jacobian", "per-sample", "per-example-linear")
 points = st.lists(st.floats(-3, 3, allow_nan=False), min_size=3, max_size=3)
 
 
@@ -79,3 +81,40 @@ def test_per_sample_gradients_are_two_r_x() -> None:
     model.zero_grad()
     ((model(X).squeeze(1) - target) ** 2).mean().backward()
     torch.testing.assert_close(grads["weight"].mean(dim=0), model.weight.grad)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=6).flatmap(
+        lambda b: st.tuples(
+            st.lists(st.floats(-2, 2, allow_nan=False), min_size=3 * b, max_size=3 * b),
+            st.lists(st.floats(-2, 2, allow_nan=False), min_size=b, max_size=b),
+        )
+    )
+)
+def test_per_example_linear_gradient_is_delta_h_transpose(data: tuple[list, list]) -> None:
+    # dl_i/dW = delta_i h_i^T, with delta2_i = 2 r_i at the output and
+    # delta1_i = (W2^T delta2_i) * (1 - h_i^2) at z1 = W1 x_i + b1, h_i = tanh(z1_i).
+    X = torch.tensor(data[0]).reshape(-1, 3)
+    t = torch.tensor(data[1])
+    run = run_region(
+        "deeper/forward_and_reverse_mode",
+        "per-example-linear-maths",
+        "per-sample-memory",
+        inputs={**PAGE, "X": X, "target": t},
+    )
+    mlp = PAGE["mlp"]
+    W1, b1 = mlp[0].weight.detach(), mlp[0].bias.detach()
+    W2, b2 = mlp[2].weight.detach(), mlp[2].bias.detach()
+    h = torch.tanh(X @ W1.T + b1)
+    r = (h @ W2.T + b2).squeeze(1) - t
+    delta2 = 2 * r.unsqueeze(1)  # (B, 1)
+    delta1 = (delta2 @ W2) * (1 - h**2)  # (B, 4)
+    hand2 = delta2.unsqueeze(2) * h.unsqueeze(1)  # delta_i h_i^T
+    hand1 = delta1.unsqueeze(2) * X.unsqueeze(1)  # delta_i x_i^T
+    for name, hand in (("2.weight", hand2), ("0.weight", hand1)):
+        torch.testing.assert_close(run["per_sample_mlp"][name], hand, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(run["outer2"], hand2, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(run["outer1"], hand1, rtol=1e-4, atol=1e-5)
+    # Memory: B x P float32 numbers.
+    assert run["stored"] == len(X) * 21 * 4

@@ -1,9 +1,17 @@
-"""Chapter 4 (Part 3): parameter counts and how an optimizer moves a frozen parameter."""
+"""Chapter 4 (Part 3): parameter counts and how an optimizer moves a frozen parameter.
+
+The tests of the section "Fine-tuning in practice" run the page's own regions:
+* plain SGD with parameter groups: p <- p - eta_g * dL/dp, eta_g the lr of p's group;
+* a frozen batch norm in training mode: running_mean <- 0.9 running_mean + 0.1 mu_B,
+  and train_mode() keeps it where it was.
+"""
 
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
+
+from . import run_region
 
 sizes = st.integers(min_value=1, max_value=40)
 values = st.floats(min_value=-5.0, max_value=5.0, allow_nan=False, allow_infinity=False)
@@ -68,3 +76,71 @@ def test_a_parameter_whose_grad_is_none_is_skipped() -> None:
     optimizer.zero_grad()  # set_to_none=True
     optimizer.step()
     assert torch.equal(w.detach(), after_one)
+
+
+# The section "Fine-tuning in practice" runs the page's own code (snippets/control/freezing.py).
+SNIPPET = "control/freezing"
+BODY_LR, HEAD_LR = 0.003, 0.03  # the page's parameter groups: body, then head (the default)
+
+
+def _task_b_inputs(seed: int, width: int, n: int) -> dict:
+    """A body + head of the page's shape (2 -> width -> width, then 1), float64, and data."""
+    import copy
+
+    torch.manual_seed(seed)
+    body = nn.Sequential(nn.Linear(2, width), nn.Tanh(), nn.Linear(width, width), nn.Tanh())
+    model_b = nn.Sequential(body, nn.Linear(width, 1)).double()
+    return {
+        "copy": copy,
+        "torch": torch,
+        "nn": nn,
+        "model_b": model_b,
+        "after_extraction": copy.deepcopy(model_b.state_dict()),
+        "points_b": torch.randn(n, 2, dtype=torch.float64),
+        "targets_b": torch.randn(n, 1, dtype=torch.float64),
+    }
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 12), st.integers(2, 20))
+def test_each_parameter_group_steps_by_its_own_learning_rate(seed: int, width: int, n: int) -> None:
+    inputs = _task_b_inputs(seed, width, n)
+    session = run_region(SNIPPET, "param-groups", inputs=inputs)
+    model_c, before = session["model_c"], session["before"]
+    lrs = [BODY_LR] * len(list(model_c[0].parameters())) + [HEAD_LR] * len(
+        list(model_c[1].parameters())
+    )
+    for p, old, lr in zip(model_c.parameters(), before, lrs, strict=True):
+        # plain SGD in group g: p <- p - eta_g * dL/dp
+        assert torch.allclose(p.detach(), old - lr * p.grad, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000), st.integers(4, 40))
+def test_a_frozen_batch_norm_still_moves_its_running_statistics(seed: int, n: int) -> None:
+    import copy
+
+    torch.manual_seed(seed)
+    inputs = {
+        "copy": copy,
+        "torch": torch,
+        "nn": nn,
+        "points_a": torch.rand(64, 2) * 4 - 2,
+        "targets_a": torch.randn(64, 3),
+        "points_b": torch.rand(n, 2) * 4 - 2,
+        "targets_b": torch.randn(n, 1),
+        "test_points": torch.rand(16, 2) * 4 - 2,
+    }
+    session = run_region(SNIPPET, "bn-trap", inputs=inputs)
+    norm, body = session["norm"], session["frozen_bn_body"]
+    with torch.no_grad():
+        h = body[0](inputs["points_b"])  # the batch norm's input: the frozen linear layer's output
+    # running_mean <- 0.9 running_mean + 0.1 mu_B (momentum 0.1, chapter 5)
+    expected = 0.9 * session["norm_mean"] + 0.1 * h.mean(dim=0)
+    assert torch.allclose(norm.running_mean, expected, atol=1e-6)
+    assert not any(p.requires_grad for p in norm.parameters())
+
+    fixed = run_region(SNIPPET, "bn-fix", inputs=session)
+    trained = fixed["bn_body"][1]  # the statistics of task A, which train_mode() keeps
+    assert torch.equal(norm.running_mean, trained.running_mean)
+    assert torch.equal(norm.running_var, trained.running_var)

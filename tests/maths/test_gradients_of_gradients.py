@@ -11,12 +11,15 @@ import contextlib
 import io
 import re
 import warnings
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from . import Session, run_region
 
 SNIPPET = Path(__file__).resolve().parents[2] / "snippets" / "deeper" / "gradients_of_gradients.py"
 
@@ -91,3 +94,94 @@ def test_gradient_costs_three_minus_one_over_depth() -> None:
         assert weights == depth * page["n"] ** 2
         assert gradient_cost == Fraction(3 * depth - 1, depth)
         assert 2 <= hvp_cost < 3  # an HVP: two to three gradients
+
+
+# Curvature: the regions of "What it costs" and the Gauss-Newton product, run once.
+@cache
+def costs_page() -> Session:
+    return run_region(
+        "deeper/gradients_of_gradients",
+        "quiet-start",
+        "flops",
+        "flops-deep",
+        "saved-by-depth",
+        "hessian-compositions",
+        "hvp-forward-over-reverse",
+    )
+
+
+def test_saved_memory_grows_with_the_layers() -> None:
+    # Each layer saves 3 tensors. Bytes: the data X and the first tanh output (64 x n
+    # each), then per further layer its weight (n x n) and its tanh output (64 x n),
+    # 4 bytes a float: 4 (2 * 64 n + (d - 1)(n² + 64 n)) = 20480 + 16640 (d - 1) for n = 40.
+    page = costs_page()
+    n, rows = page["n"], page["X"].shape[0]
+    for depth in range(1, 7):
+        count, size = page["saved_by_forward"](depth)
+        assert count == 3 * depth
+        assert size == 4 * (2 * rows * n + (depth - 1) * (n * n + rows * n))
+
+
+def test_hvp_by_forward_over_reverse_is_three_gradients() -> None:
+    # A gradient: 3d - 1 products; the JVP of the gradient: each product AB also needs
+    # Ȧ B + A Ḃ, so 3 (3d - 1); the double backward: 9d - 5, 2 fewer.
+    page = costs_page()
+    for depth in range(1, 6):
+        gradient, forward_over_reverse, double_backward = page["hvp_work"](depth)
+        assert gradient == 3 * depth - 1
+        assert forward_over_reverse == 3 * (3 * depth - 1)
+        assert double_backward == 9 * depth - 5
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_hessian_is_jacfwd_of_jacrev(seed: int) -> None:
+    # torch.func.hessian(f) = jacfwd(jacrev(f)), bit for bit, and = jacrev(jacrev(f)).
+    page = costs_page()
+    w = torch.randn(page["n"], generator=torch.Generator().manual_seed(seed))
+    loss = page["loss"]
+    H = torch.func.hessian(loss)(w)
+    assert torch.equal(H, torch.func.jacfwd(torch.func.jacrev(loss))(w))
+    torch.testing.assert_close(torch.func.jacrev(torch.func.jacrev(loss))(w), H)
+
+
+GAUSS_NEWTON = run_region("deeper/gradients_of_gradients", "quiet-start", "gauss-newton")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_gauss_newton_product_by_hand(seed: int) -> None:
+    # H_loss of the mean cross-entropy in the logits: block-diagonal, one block
+    # (diag(p) - p pᵀ) / N per example, also the Fisher matrix sum_y p_y (e_y - p)(e_y - p)ᵀ / N;
+    # G = Jᵀ H_loss J and vᵀ G v = (Jv)ᵀ H_loss (Jv) >= 0.
+    page = GAUSS_NEWTON
+    generator = torch.Generator().manual_seed(seed)
+    w, v = torch.randn(2, 24, generator=generator, dtype=torch.float64)
+    u = torch.randn(8, 3, generator=generator, dtype=torch.float64)
+    page["points"] = page["points"].double()
+    try:
+        z = page["logits_of"](w)
+        p = torch.softmax(z, dim=1)
+        blocks = [(torch.diag(row) - torch.outer(row, row)) / 8 for row in p]
+        eye = torch.eye(3, dtype=torch.float64)
+        for row, block in zip(p, blocks, strict=True):
+            fisher = sum(row[y] * torch.outer(eye[y] - row, eye[y] - row) for y in range(3))
+            torch.testing.assert_close(fisher / 8, block)
+        H_loss = torch.block_diag(*blocks)
+        torch.testing.assert_close(
+            torch.func.hessian(page["loss_of_logits"])(z).reshape(24, 24), H_loss
+        )
+        hand = (H_loss @ u.reshape(24)).reshape(8, 3)
+        torch.testing.assert_close(page["loss_hessian_product"](z, u), hand)
+        J = torch.func.jacrev(page["logits_of"])(w).reshape(24, 24)
+        gv = page["ggn_product"](w, v)
+        torch.testing.assert_close(gv, J.T @ H_loss @ J @ v)
+        assert v @ gv >= -1e-12
+    finally:
+        page["points"] = page["points"].float()
+
+
+def test_retain_graph_defaults_to_create_graph() -> None:
+    # grad(..., create_graph=True) keeps the graph, so y.backward() then gives 3x² = 12.
+    page = run_region("deeper/gradients_of_gradients", "retain-default", inputs={"torch": torch})
+    assert page["x"].grad.item() == 3 * 2.0**2

@@ -9,9 +9,12 @@ code produced with the formula the page derives by hand, written here independen
 * leaves: the rule is_leaf = not requires_grad or grad_fn is None; for loss = Σ wᵢxᵢ the
   gradient is x, and 0.01·x for the hidden leaf r of w = 0.01·r;
 * dynamic-graphs: f = w₊x (x > 0) or (w₋x)² with ∂f/∂w₊ = x, ∂f/∂w₋ = 2(w₋x)·x; grow(x) = x·wⁿ
-  with dy/dw = n·x·wⁿ⁻¹;
+  with dy/dw = n·x·wⁿ⁻¹; g(x) = 2x (Σx > 0) or -x, so each ∂Σg/∂xᵢ = 2 or -1; torch.jit.trace
+  keeps 2x for every input, torch.compile gives g's gradients from 1 + 2 graphs;
 * saved-tensors: a product saves each input only if the other requires grad; aⁿ saves a and n,
-  and n·aⁿ⁻¹ from the saved values is the gradient; Σv twice gives 2 per element.
+  and n·aⁿ⁻¹ from the saved values is the gradient; Σv twice gives 2 per element; a node
+  saving its output keeps the memory, not the object; rebinding loss without backward() peaks
+  at two graphs' saved tensors, backward() or del loss at one.
 """
 
 from __future__ import annotations
@@ -191,6 +194,46 @@ def test_a_run_that_records_nothing() -> None:
         ns["big"].backward()
 
 
+vectors = st.lists(values, min_size=1, max_size=4).filter(lambda v: abs(sum(v)) > 1e-3)
+
+
+def g_gradient_by_hand(x_values: list[float]) -> list[float]:
+    """g(x) = 2x when Σx > 0, else -x: the gradient of Σg is 2, or -1, per element."""
+    return [2.0 if sum(x_values) > 0 else -1.0] * len(x_values)
+
+
+@settings(max_examples=50, deadline=None)
+@given(vectors)
+def test_static_g_gradient_is_the_branch_that_ran(x_values: list[float]) -> None:
+    ns = run_regions("dynamic_graphs", "branch", "static-g")
+    x = torch.tensor(x_values, dtype=torch.float64, requires_grad=True)
+    ns["g"](x).sum().backward()
+    assert torch.allclose(x.grad, torch.tensor(g_gradient_by_hand(x_values), dtype=torch.float64))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(values, min_size=2, max_size=2).filter(lambda v: abs(sum(v)) > 1e-3))
+def test_jit_trace_keeps_the_branch_of_its_example(x_values: list[float]) -> None:
+    ns = run_regions("dynamic_graphs", "branch", "static-g", "jit-trace")
+    x = torch.tensor(x_values, requires_grad=True)
+    y = ns["traced"](x)  # traced on a positive sum: 2x, whatever the input
+    y.sum().backward()
+    assert torch.allclose(y, 2 * torch.tensor(x_values))
+    assert torch.allclose(x.grad, torch.full((2,), 2.0))
+    right = torch.tensor(g_gradient_by_hand(x_values))
+    assert torch.equal(x.grad, right) == (sum(x_values) > 0)
+
+
+def test_compile_breaks_the_graph_and_keeps_eager_gradients() -> None:
+    ns = run_regions("dynamic_graphs", "branch", "static-g", "compile")
+    # the page's three calls: the condition, then each branch once: 1 + 2 graphs
+    assert [ns["ops"](graph) for graph in ns["graphs"]] == [["sum", "gt"], ["mul"], ["neg"]]
+    for x_values in ([0.5, -3.0, 1.0], [4.0, -1.0, 0.25]):
+        x = torch.tensor(x_values, requires_grad=True)
+        ns["compiled_g"](x).sum().backward()
+        assert torch.allclose(x.grad, torch.tensor(g_gradient_by_hand(x_values)))
+
+
 # --- saved-tensors --------------------------------------------------------------------
 
 
@@ -223,3 +266,38 @@ def test_sum_twice_and_retained_power() -> None:
     ns = run_regions("saved_tensors", "twice", "retain")
     assert torch.equal(ns["v"].grad, torch.full((3,), 2.0))  # 1 per element, per pass
     assert close(ns["a"].grad, 2 * 3 * 2.0**2)  # two passes of 3a²
+
+
+def test_a_node_that_saves_its_output_keeps_the_memory_not_the_object() -> None:
+    ns = run_regions("saved_tensors", "mul", "kept-alive", "saved-output")
+    assert ns["watch"]() is None  # the object h is gone
+    assert ns["saved"].untyped_storage().data_ptr() == ns["memory"]  # its memory is not
+    assert torch.allclose(ns["saved"], ns["a"].detach().exp())
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_rebinding_loss_peaks_at_two_graphs(depth: int) -> None:
+    ns = run_regions("saved_tensors", "mul", "kept-alive", "two-graphs")
+    assert ns["count"] == {"alive": 0, "most": 2}  # the page's last loop: del loss
+    pack, unpack, count = ns["pack"], ns["unpack"], ns["count"]
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+    def forward() -> torch.Tensor:
+        h = a
+        for _ in range(depth):
+            h = h.sin()  # each sin saves its input: depth saved tensors per graph
+        return h.sum()
+
+    for way in ("rebind", "backward", "del"):
+        loss = None  # let the previous way's last graph go
+        assert count["alive"] == 0
+        count["most"] = 0
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            for _ in range(3):
+                loss = forward()
+                if way == "backward":
+                    loss.backward()
+                elif way == "del":
+                    del loss
+        graphs_at_most = 2 if way == "rebind" else 1  # the old graph and the one being built
+        assert count["most"] == graphs_at_most * depth, way

@@ -125,3 +125,37 @@ J = torch.tensor([[4.0, 1.0], [3.0, 12.0]])
 by_hand = J @ u
 from_torch = torch.func.jvp(f, (u,), (x,))[1]
 # --8<-- [end:point-and-direction-swapped]
+
+# --8<-- [start:elementwise-product]
+# by_hand is J * u, the entrywise product (u broadcast over the rows), not J @ u.
+import torch
+
+
+def f(x):
+    x1, x2 = x
+    return torch.stack([x1**2 * x2, 3 * x1 + x2**3])
+
+
+x = torch.tensor([1.0, 2.0])
+u = torch.tensor([1.0, -1.0])
+J = torch.tensor([[4.0, 1.0], [3.0, 12.0]])
+by_hand = J * u
+from_torch = torch.func.jvp(f, (x,), (u,))[1]
+# --8<-- [end:elementwise-product]
+
+# --8<-- [start:list-not-tensor]
+# by_hand is worked out on paper and typed as a Python list, not computed as a tensor.
+import torch
+
+
+def f(x):
+    x1, x2 = x
+    return torch.stack([x1**2 * x2, 3 * x1 + x2**3])
+
+
+x = torch.tensor([1.0, 2.0])
+u = torch.tensor([1.0, -1.0])
+J = torch.tensor([[4.0, 1.0], [3.0, 12.0]])
+by_hand = [3.0, -9.0]
+from_torch = torch.func.jvp(f, (x,), (u,))[1]
+# --8<-- [end:list-not-tensor]

@@ -142,3 +142,25 @@ def memory_budget(model: nn.Module) -> dict[str, int]:
 
 budget = memory_budget(model)
 # --8<-- [end:step-in-the-parameter-dtype]
+
+# --8<-- [start:frozen-values-left-out]
+# Mistake: counts the values of the trained parameters only, as if a frozen layer took none.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+layers = [nn.Linear(100, 200), nn.ReLU(), nn.Linear(200, 200), nn.ReLU(), nn.Linear(200, 10)]
+model = nn.Sequential(*layers)
+model[0].requires_grad_(False)  # the first layer is frozen
+
+
+def memory_budget(model: nn.Module) -> dict[str, int]:
+    trained = [p for p in model.parameters() if p.requires_grad]
+    parameters = sum(p.numel() * p.element_size() for p in trained)
+    gradients = parameters
+    adam = 2 * parameters + 4 * len(trained)
+    return {"parameters": parameters, "gradients": gradients, "adam": adam}
+
+
+budget = memory_budget(model)
+# --8<-- [end:frozen-values-left-out]

@@ -68,3 +68,17 @@ predictions = {
     "y.grad_fn._saved_exponent after backward": 3,
 }
 # --8<-- [end:self-means-the-output]
+
+# --8<-- [start:exception-class-for-everything-after-backward]
+# Mistake: writes the exception class, unquoted, and believes backward() frees the
+# plain-number exponent too.
+predictions = {
+    "p.grad_fn._saved_self": None,
+    "p.grad_fn._saved_other": 5.0,
+    "q.grad_fn._saved_other": 3.0,
+    "y.grad_fn._saved_self": 2.0,
+    "y.grad_fn._saved_exponent": 3,
+    "y.grad_fn._saved_self after backward": RuntimeError,
+    "y.grad_fn._saved_exponent after backward": RuntimeError,
+}
+# --8<-- [end:exception-class-for-everything-after-backward]

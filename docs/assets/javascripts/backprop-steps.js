@@ -1,10 +1,10 @@
-// Step-through backward passes: <figure class="backprop-steps"> from coursekit/backprop_steps.py.
+// Step-through backward passes: <figure class="backprop-steps"> from coursekit/figures/backprop_steps.py.
 //
 // The figure's HTML is complete without this script: the drawing shows every value and
 // gradient, and an ordered list gives every step as text. This script turns the list
 // into one step at a time: Previous / Next buttons, the Left / Right arrow keys (Home,
 // End) while the figure or a button has focus (Up / Down still scroll the page), a "Step 3 of 7" counter, and a live region that reads the current step aloud.
-// coursekit/backprop_steps_hook.py adds it only to pages that hold a figure, inside the
+// with_step_assets (coursekit/mkdocs_adapter/plugin.py) adds it only to pages that hold a figure, inside the
 // content, so Material's instant navigation (off in mkdocs.yml) would re-run it too.
 (function () {
   "use strict";

@@ -1,6 +1,6 @@
 // Quizzes: check answers, give feedback, remember progress in this browser.
 //
-// The HTML comes from coursekit/quiz.py and is complete without this script
+// The HTML comes from coursekit/content/quiz.py and is complete without this script
 // (questions, options, and the answers in <details>). This script adds the
 // "Check answer" button, feedback in an aria-live region, retries, and progress
 // saved in localStorage under one key for the whole site, with reset buttons.
