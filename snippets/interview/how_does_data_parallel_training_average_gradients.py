@@ -190,7 +190,7 @@ if __name__ == "__main__":
 
         from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 
-        # The all-reduce that allreduce_hook (DDP's default behaviour) runs, in order:
+        # allreduce_hook, which reproduces DDP's default, runs in this order:
         source = inspect.getsource(default_hooks._allreduce_fut)
         for line in source.splitlines():
             if "overflow" in line or "div_(" in line or "all_reduce(" in line:
