@@ -76,7 +76,7 @@ def test_a_failure_does_not_hide_the_drift_after_it(tmp_path: Path) -> None:
     report = (tmp_path / "drift.md").read_text()
     assert "1 block(s) failed and 1 printed something other than the record" in report
     failures, drift = report.split("### Changed outputs")
-    assert "docs/index.md:4: KeyError: 'gone'" in failures
+    assert "snippets/example.py:2 (included by docs/index.md:3): KeyError: 'gone'" in failures
     assert "docs/index.md:17" in drift and "(ran after a failure on its page)" in drift
     assert "-42\n+48" in drift
 

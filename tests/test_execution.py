@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from coursekit.execution.runner import run_block
 
 NON_LEAF_GRAD = """\
@@ -37,3 +39,32 @@ def test_a_page_cannot_change_torchs_switches_for_the_next_one() -> None:
     block = Block(page="docs/p.md", line=1, number=1, key="k", code=code)
     assert run_page([block])[0].output == "False torch.float64\n"
     assert torch.is_grad_enabled() and torch.get_default_dtype() == torch.float32
+
+
+def test_an_error_in_included_code_names_the_snippets_file_and_line(tmp_path: Path) -> None:
+    from coursekit.execution.page_run import run_page
+    from coursekit.markdown.includes import Includes
+    from coursekit.markdown.page import read_page
+
+    snippet = tmp_path / "snippets" / "part" / "page.py"
+    snippet.parent.mkdir(parents=True)
+    snippet.write_text(
+        "import math\n"  # line 1
+        "# --8<-- [start:work]\n"
+        "x = 1\n"
+        "# --8<-- [start:work-maths]\n"  # a nested marker: not shown, not counted
+        "y = x + 1\n"
+        "# --8<-- [end:work-maths]\n"
+        "print(y / (x - 1))\n"  # line 7: the error
+        "# --8<-- [end:work]\n",
+        encoding="utf-8",
+    )
+    page = '# Page\n\n```python exec="on"\n--8<-- "part/page.py:work"\n```\n'
+    includes = Includes({"base_path": ["snippets"]}, tmp_path)
+    source = read_page(page, "docs/page.md", includes)
+    failure = run_page(list(source.blocks))[0].failure
+    assert failure is not None
+    assert failure.headline.startswith(
+        "snippets/part/page.py:7 (included by docs/page.md:3): ZeroDivisionError"
+    ), failure.headline
+    assert 'File "snippets/part/page.py", line 7' in failure.report()

@@ -124,7 +124,9 @@ def test_a_record_run_that_meets_a_failure_leaves_the_record_untouched(tmp_path:
         site,
     )
     assert result.returncode != 0, result.stdout
-    # The include's first line: the included region is compiled in its place.
-    assert "docs/index.md:4: RuntimeError: broken" in result.stdout
+    # The snippet's own file and line, then the block that includes it.
+    assert (
+        "snippets/example.py:2 (included by docs/index.md:3): RuntimeError: broken" in result.stdout
+    )
     assert record.read_bytes() == before, "a failing record run changed the record"
     assert "record.yml left untouched" in result.stdout

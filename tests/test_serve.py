@@ -68,8 +68,9 @@ def test_serve_follows_a_snippet_edit_shows_errors_and_recovers(tmp_path: Path) 
         snippet.write_text(snippet.read_text().replace('"value:", 2', '"value:", 1 / 0'))
         page = _wait_for(url, server, "ZeroDivisionError")
         assert "exec-error" in page
-        assert "docs/index.md:4: ZeroDivisionError: division by zero" in page
-        assert "docs/index.md:4: ZeroDivisionError" in (tmp_path / "serve.log").read_text()
+        where = "snippets/example.py:2 (included by docs/index.md:3)"
+        assert f"{where}: ZeroDivisionError: division by zero" in page
+        assert f"{where}: ZeroDivisionError" in (tmp_path / "serve.log").read_text()
         # Fixed again: the page comes back.
         snippet.write_text(snippet.read_text().replace('"value:", 1 / 0', '"value:", 3'))
         page = _wait_for(url, server, "value: 3")

@@ -37,22 +37,27 @@ class BlockFailure:
     """Why a block failed, located in its Markdown page."""
 
     block: Block
-    line: int  # the page line to look at first
+    line: int  # the line to look at first, of ``file``
     kind: str  # the exception's class name
     message: str
-    frames: tuple[tuple[int, str], ...] = ()  # (line, code) of the page's own frames
+    # (file, line, code) of the page's own frames: the page, or the snippet it includes
+    frames: tuple[tuple[str, int, str], ...] = ()
+    file: str = ""  # "" = the page; else the snippet file that holds ``line``
 
     @property
     def headline(self) -> str:
-        return f"{self.block.page}:{self.line}: {self.kind}: {self.message}"
+        where = f"{self.block.page}:{self.line}"
+        if self.file:  # included code: its own file and line, then the block that includes it
+            where = f"{self.file}:{self.line} (included by {self.block.where})"
+        return f"{where}: {self.kind}: {self.message}"
 
     def report(self) -> str:
         """The headline, then a traceback limited to the page's code."""
         if not self.frames:
             return self.headline
         lines = [self.headline, "Traceback (the page's code, most recent call last):"]
-        for line, code in self.frames:
-            lines.append(f'  File "{self.block.page}", line {line}')
+        for file, line, code in self.frames:
+            lines.append(f'  File "{file}", line {line}')
             if code:
                 lines.append(f"    {code}")
         return "\n".join(lines)
@@ -154,16 +159,25 @@ def first_failure(results: Sequence[BlockResult]) -> BlockFailure | None:
 def describe(block: Block, error: BaseException) -> BlockFailure:
     """A failure as Python would print it, keeping only the frames inside the page."""
     if isinstance(error, SyntaxError) and error.filename == block.page:
-        line = error.lineno or block.line
+        file, line = block.origin(error.lineno or block.line)
         code = (error.text or "").strip()
-        return BlockFailure(block, line, "SyntaxError", error.msg, ((line, code),))
+        return BlockFailure(
+            block, line, "SyntaxError", error.msg, ((file, line, code),), _named(block, file)
+        )
     frames = tuple(
-        (frame.lineno or block.line, (frame.line or "").strip())
+        (*block.origin(frame.lineno or block.line), (frame.line or "").strip())
         for frame in traceback.extract_tb(error.__traceback__)
         if frame.filename == block.page
     )
+    message = str(error) if not isinstance(error, SystemExit) else f"exit({error.code!r})"
     # A broken promise of the page (no expected error, a refused output) is about the
     # whole block; an exception points at the deepest line of the page it reached.
-    line = block.line if isinstance(error, BlockError) or not frames else frames[-1][0]
-    message = str(error) if not isinstance(error, SystemExit) else f"exit({error.code!r})"
-    return BlockFailure(block, line, type(error).__name__, message, frames)
+    if isinstance(error, BlockError) or not frames:
+        return BlockFailure(block, block.line, type(error).__name__, message, frames)
+    file, line, _ = frames[-1]
+    return BlockFailure(block, line, type(error).__name__, message, frames, _named(block, file))
+
+
+def _named(block: Block, file: str) -> str:
+    """``file`` when it is not the block's page (an included snippet), else ""."""
+    return "" if file == block.page else file

@@ -42,6 +42,8 @@ class Block:
     session: str = ""  # "" = the page's own session; others are scoped to the page too
     timing: bool = False  # prints measured times: the record compares it without numbers
     changed: str = ""  # a version note's name: older PyTorch printed something else
+    # (file, line) of each line of ``code``: an included line's own snippet file and line
+    origins: tuple[tuple[str, int], ...] = ()
 
     @property
     def where(self) -> str:
@@ -50,6 +52,13 @@ class Block:
     @property
     def first_code_line(self) -> int:
         return self.line + 1
+
+    def origin(self, code_line: int) -> tuple[str, int]:
+        """Where line ``code_line`` of the compiled block (page numbering) really is."""
+        index = code_line - self.first_code_line
+        if 0 <= index < len(self.origins):
+            return self.origins[index]
+        return self.page, code_line
 
 
 def keys(fences: list[Fence]) -> list[str]:
@@ -73,7 +82,14 @@ def include_target(body: str) -> str | None:
 
 
 def block(
-    fence: Fence, *, number: int, key: str, code: str, line: int, default_timeout: float
+    fence: Fence,
+    *,
+    number: int,
+    key: str,
+    code: str,
+    line: int,
+    default_timeout: float,
+    origins: tuple[tuple[str, int], ...] = (),
 ) -> Block:
     """The block of an executed ``fence`` whose opening line is ``line`` of its file."""
     attrs = fence.attrs
@@ -95,4 +111,5 @@ def block(
         session=attrs.get("session", ""),
         timing=options.is_on(attrs.get("timing")),
         changed=attrs.get("changed", ""),
+        origins=origins,
     )

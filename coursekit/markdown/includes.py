@@ -18,6 +18,12 @@ import markdown
 from pymdownx.snippets import SnippetMissingError
 
 INCLUDE = re.compile(r"^\s*-{1,}8<-{1,}\s+[\"']")
+# `--8<-- "chapters/chain_rule.py:composite"`: one named region of one file.
+_REGION_INCLUDE = re.compile(
+    r"^\s*-{1,}8<-{1,}\s+[\"'](?P<file>[^\"':]+):(?P<region>[\w-]+)[\"']\s*$"
+)
+# A region's own marker lines, which pymdownx leaves out of what it includes.
+_MARKER = re.compile(r"-{1,}8<-{1,}\s+\[(?:start|end):[\w-]+\]")
 
 
 class IncludeError(ValueError):
@@ -34,6 +40,7 @@ class Includes:
         # pymdownx resolves base paths from the working directory; MkDocs runs from the
         # config's folder, so resolve from there whatever the cwd.
         self.base_paths = [(base_dir / b).resolve() for b in bases]
+        self.root = base_dir.resolve()
         md = markdown.Markdown(
             extensions=["pymdownx.snippets"],
             extension_configs={
@@ -52,6 +59,37 @@ class Includes:
             return list(self._preprocessor.run([line]))
         except SnippetMissingError as error:
             raise IncludeError(f"{where}: {error}") from None
+
+    def origins(self, line: str, expanded: list[str]) -> list[tuple[str, int]] | None:
+        """Where each line of an included region comes from: (file, 1-based line).
+
+        So an error in included code names the snippet's own file and line, not a line
+        of the page. None when ``line`` is not one region of one file, or when the
+        lines cannot be matched one by one (then the page's line is the best there is).
+        """
+        match = _REGION_INCLUDE.match(line)
+        file = match and next(
+            (b / match["file"] for b in self.base_paths if (b / match["file"]).is_file()), None
+        )
+        if match is None or file is None:
+            return None
+        lines = file.read_text(encoding="utf-8").split("\n")
+        start = f"[start:{match['region']}]"
+        first = next((i for i, text in enumerate(lines) if start in text), None)
+        if first is None:
+            return None
+        inside = file.is_relative_to(self.root)
+        name = file.relative_to(self.root).as_posix() if inside else str(file)
+        found: list[tuple[str, int]] = []
+        index = first + 1
+        for text in expanded:
+            while index < len(lines) and _MARKER.search(lines[index]):
+                index += 1
+            if index >= len(lines) or lines[index] != text:
+                return None
+            found.append((name, index + 1))
+            index += 1
+        return found
 
     def expand(self, text: str, page: str, first_line: int) -> str:
         """``text`` (starting at ``first_line`` of ``page``) with its includes expanded."""

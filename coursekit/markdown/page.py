@@ -59,13 +59,18 @@ def read_page(
     to_run = executed(fences, line_offset)
     lines = written.split("\n")
     out: list[str] = []
+    where: list[tuple[str, int]] = []  # the file and line each line of ``out`` comes from
     starts: list[int] = []
     for index, line in enumerate(lines):
         starts.append(len(out))
+        here = (path, index + 1 + line_offset)
         if INCLUDE.match(line):
-            out.extend(includes.expand_line(line, f"{path}:{index + 1 + line_offset}"))
+            expanded = includes.expand_line(line, f"{path}:{here[1]}")
+            out.extend(expanded)
+            where.extend(includes.origins(line, expanded) or [here] * len(expanded))
         else:
             out.append(line)
+            where.append(here)
     text = "\n".join(out)
     found = []
     record_keys = blocks_module.keys(to_run)
@@ -82,6 +87,7 @@ def read_page(
                 code=code,
                 line=fence.line + line_offset,
                 default_timeout=default_timeout,
+                origins=tuple(where[first:last]),
             )
         )
     return PageSource(
