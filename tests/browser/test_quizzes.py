@@ -89,7 +89,8 @@ def quiz_page(
     new_context: Callable[..., BrowserContext], page_path: str
 ) -> Iterator[tuple[Page, list[Question]]]:
     context = new_context()
-    context.set_default_timeout(10_000)
+    # Generous: a fresh-clone run at load 10 once needed more than 10 s for one click.
+    context.set_default_timeout(30_000)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
