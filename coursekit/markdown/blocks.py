@@ -16,14 +16,12 @@ Inserting a block therefore renumbers only the position-keyed blocks after it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from coursekit.markdown import options
 from coursekit.markdown.fences import Fence, FenceError
+from coursekit.markdown.includes import ONE_INCLUDE
 
-# One include line and nothing else: `--8<-- "chapters/chain_rule.py:composite"`.
-_SINGLE_INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(["'])(?P<target>[^"']+)\1\s*$""")
 DEFAULT_TIMEOUT = 60.0  # seconds; the plugin's `block_timeout` option sets another
 
 
@@ -76,7 +74,7 @@ def keys(fences: list[Fence]) -> list[str]:
 def include_target(body: str) -> str | None:
     """``chapters/x.py:region`` when ``body`` is one include line and nothing else."""
     lines = [line for line in body.split("\n") if line.strip()]
-    if len(lines) == 1 and (match := _SINGLE_INCLUDE.match(lines[0])):
+    if len(lines) == 1 and (match := ONE_INCLUDE.match(lines[0])):
         return match["target"]
     return None
 

@@ -18,10 +18,9 @@ import markdown
 from pymdownx.snippets import SnippetMissingError
 
 INCLUDE = re.compile(r"^\s*-{1,}8<-{1,}\s+[\"']")
-# `--8<-- "chapters/chain_rule.py:composite"`: one named region of one file.
-_REGION_INCLUDE = re.compile(
-    r"^\s*-{1,}8<-{1,}\s+[\"'](?P<file>[^\"':]+):(?P<region>[\w-]+)[\"']\s*$"
-)
+# One include line and nothing else: `--8<-- "chapters/chain_rule.py:composite"`.
+ONE_INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(["'])(?P<target>[^"']+)\1\s*$""")
+_REGION = re.compile(r"(?P<file>[^:]+):(?P<region>[\w-]+)")  # a target that names a region
 # A region's own marker lines, which pymdownx leaves out of what it includes.
 _MARKER = re.compile(r"-{1,}8<-{1,}\s+\[(?:start|end):[\w-]+\]")
 
@@ -67,11 +66,12 @@ class Includes:
         of the page. None when ``line`` is not one region of one file, or when the
         lines cannot be matched one by one (then the page's line is the best there is).
         """
-        match = _REGION_INCLUDE.match(line)
+        one = ONE_INCLUDE.match(line)
+        match = one and _REGION.fullmatch(one["target"])
         file = match and next(
             (b / match["file"] for b in self.base_paths if (b / match["file"]).is_file()), None
         )
-        if match is None or file is None:
+        if not match or file is None:
             return None
         lines = file.read_text(encoding="utf-8").split("\n")
         start = f"[start:{match['region']}]"
