@@ -1,5 +1,6 @@
 """Interview: What is a Hessian-vector product?
 (docs/interview/what-is-a-hessian-vector-product.md)"""
+# ruff: noqa: E402
 
 # --8<-- [start:demonstration]
 import torch
@@ -53,3 +54,18 @@ x = point.clone().requires_grad_()
 g = torch.autograd.grad(f(x), x)[0]  # no create_graph: g is a constant
 print("g has a grad_fn:", g.grad_fn is not None)
 # --8<-- [end:without]
+
+# --8<-- [start:forward-over-reverse]
+import warnings
+
+# The first forward-mode call makes PyTorch 2.14+ warn about its own use of
+# torch.jit.script: hide exactly that warning, by its message and its category.
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
+
+# torch.func.grad(f) is a function that returns f's gradient. Its JVP along v is the
+# directional derivative of the gradient, which is H v: forward mode over reverse mode.
+gradient, hv_forward = torch.func.jvp(torch.func.grad(f), (point,), (v,))
+print("gradient:                ", gradient)
+print("jvp of grad (H v):       ", hv_forward)
+torch.testing.assert_close(hv_forward, H @ v)
+# --8<-- [end:forward-over-reverse]
