@@ -1,16 +1,19 @@
 """The quizzes: valid data, answers that PyTorch agrees with, and accessible markup.
 
-The questions live in ```quiz blocks of docs/practice/quizzes/*.md (see coursekit/quiz.py).
+The questions live in ```quiz blocks of docs/practice/quizzes/*.md
+(coursekit/content/quiz_model.py reads them).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
 import shutil
 import subprocess
 import warnings
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -18,30 +21,49 @@ from typing import Any
 import markdown
 import pytest
 import torch
-import yaml
-from support import ROOT
+from support import ROOT, project
 
-from coursekit.content import quiz
-from coursekit.mkdocs_adapter.project import Project
+from coursekit.content import quiz, quiz_render, tex_text
 
 DOCS = ROOT / "docs"
 QUIZ_DIR = DOCS / "practice" / "quizzes"
 
 # Every chapter of the module has its own quiz page of the same name; the module summary
 # is the one page of the chapter folders that is not a chapter.
-PROJECT = Project.load(ROOT / "mkdocs.yml")
+PROJECT = project()  # one load per process: tests/support.py
 NOT_CHAPTERS = {"summary"}
 CHAPTERS = [page for page in PROJECT.chapter_pages() if page.stem not in NOT_CHAPTERS]
+PAGES = sorted(QUIZ_DIR.glob("*.md"))
 
 
-def _quizzes() -> list[quiz.Quiz]:
-    found = []
-    for path in sorted(QUIZ_DIR.glob("*.md")):
-        found += quiz.quizzes_in_file(path, ROOT)
-    return found
+@dataclass(frozen=True)
+class _PageQuizzes:
+    """One quiz page, read without raising: the quizzes that load and why the others don't."""
+
+    blocks: int  # ```quiz fences on the page, loadable or not
+    quizzes: tuple[quiz.Quiz, ...]
+    problems: tuple[str, ...]  # each starts with file:line
 
 
-QUIZZES = _quizzes()
+def _read(page: Path) -> _PageQuizzes:
+    blocks, quizzes, problems = 0, [], []
+    text = page.read_text(encoding="utf-8")
+    for fence in quiz.scan(text, page.relative_to(ROOT).as_posix()):
+        if fence.lang != quiz.QUIZ_LANG:
+            continue
+        blocks += 1
+        try:
+            quizzes.append(quiz.load(fence))  # what the build does: YAML, then quiz.validate
+        except quiz.QuizError as error:  # its message starts with file:line
+            problems.append(str(error))
+        except Exception as error:  # a validator crash is still this quiz's problem
+            problems.append(f"{fence.where}: {type(error).__name__}: {error}")
+    return _PageQuizzes(blocks, tuple(quizzes), tuple(problems))
+
+
+# Collection never raises on a bad quiz: the tests below are parametrised over the quizzes
+# that load, and test_quiz_data_is_valid is the one that names a quiz that does not.
+QUIZZES = [q for page in PAGES for q in _read(page).quizzes]
 QUESTIONS = [(q, question) for q in QUIZZES for question in q.questions]
 
 
@@ -56,9 +78,10 @@ def _ids(item: Any) -> str:
 def test_every_chapter_has_a_quiz_of_three_or_more(chapter: Path) -> None:
     page = QUIZ_DIR / f"{chapter.stem}.md"
     assert page.exists(), f"{chapter.relative_to(ROOT)} has no quiz page {page.name}"
-    found = quiz.quizzes_in_file(page, ROOT)
-    assert len(found) == 1, f"{page}: expected one ```quiz block"
-    assert len(found[0].questions) >= 3
+    read, where = _read(page), page.relative_to(ROOT)
+    assert read.blocks == 1, f"{where}: expected one ```quiz block, found {read.blocks}"
+    assert read.quizzes, f"{where}: its quiz does not load (see test_quiz_data_is_valid)"
+    assert len(read.quizzes[0].questions) >= 3
 
 
 def test_all_three_question_types_are_used() -> None:
@@ -90,7 +113,9 @@ def test_syllabus_matching() -> None:
 
 
 def _find(slug: str, qid: str) -> dict[str, Any]:
-    return next(q for page, q in QUESTIONS if page.slug == slug and q["id"] == qid)
+    found = next((q for page, q in QUESTIONS if page.slug == slug and q["id"] == qid), None)
+    assert found is not None, f"no question {slug}/{qid}, or its quiz does not load"
+    return found
 
 
 def _correct(question: dict[str, Any]) -> dict[str, Any]:
@@ -100,11 +125,18 @@ def _correct(question: dict[str, Any]) -> dict[str, Any]:
 # --- Validation (and that the validator catches what it should) ------------------------
 
 
-@pytest.mark.parametrize("page", sorted(QUIZ_DIR.glob("*.md")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
 def test_quiz_data_is_valid(page: Path) -> None:
-    for fence in quiz.scan(page.read_text(encoding="utf-8"), str(page)):
-        if fence.lang == quiz.QUIZ_LANG:
-            assert quiz.validate(yaml.safe_load(fence.body), fence.where) == []
+    """Every quiz block of the page loads as the build loads it; a bad one is named here,
+    with its file and line, and left out of the other tests (collection never fails)."""
+    problems = list(_read(page).problems)  # every bad block of the page, not only the first
+    if not problems:
+        try:
+            # the build's own reader accepts the page too
+            quiz.page_quizzes(page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix())
+        except quiz.QuizError as error:
+            problems.append(str(error))
+    assert not problems, "\n".join(problems)
 
 
 def test_question_ids_are_unique_across_the_site() -> None:
@@ -290,11 +322,20 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
+def _run_check(code: str, namespace: dict[str, Any]) -> Any:
+    """Run ``code`` like a notebook cell: the value of its last expression is returned."""
+    tree = ast.parse(code)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, "<quiz check>", "exec"), namespace)
+    assert isinstance(last, ast.Expr), "a check must end with an expression whose value is compared"
+    return eval(compile(ast.Expression(last.value), "<quiz check>", "eval"), namespace)
+
+
 def _run(code: str) -> Any:
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. reading a non-leaf's .grad on purpose
-        return quiz.run_check(code, {"torch": torch})
+        return _run_check(code, {"torch": torch})
 
 
 def _passes(code: str, check: str) -> bool:
@@ -303,7 +344,7 @@ def _passes(code: str, check: str) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exec(code, namespace)
-        return bool(quiz.run_check(check, namespace))
+        return bool(_run_check(check, namespace))
 
 
 CHECKED = [
@@ -411,9 +452,11 @@ class _Collector(HTMLParser):
         self.tags.append((tag, dict(attrs)))
 
 
+RENDERER = quiz_render.QuizRenderer()  # one per build, as the plugin keeps it
+
+
 def _render(page: quiz.Quiz) -> str:
-    renderer = quiz._Renderer(page.path.removeprefix("docs/"), lambda target: f"/{target}")
-    return quiz.render_quiz(page, renderer)
+    return RENDERER.quiz(page, page.path.removeprefix("docs/"), lambda target: f"/{target}")
 
 
 @pytest.mark.parametrize("page", QUIZZES, ids=lambda q: q.slug)
@@ -483,7 +526,7 @@ def test_matching_options_are_not_in_answer_order() -> None:
     for _, question in QUESTIONS:
         if question["type"] == "match":
             rights = [str(p["right"]) for p in question["pairs"]]
-            assert quiz._order(question["id"], rights) != list(range(len(rights)))
+            assert quiz_render.match_order(question["id"], rights) != list(range(len(rights)))
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
@@ -520,9 +563,9 @@ def test_all_maths_is_converted(page: quiz.Quiz) -> None:
         (r"2\sin(x)", "2 sin(x)"),
         (r"\hat y = \varepsilon", "y\u0302 = ε"),
         (r"\log 9 \approx 2.1972", "log 9 ≈ 2.1972"),
-        (r"a < b", "a &lt; b"),
+        (r"a < b", "a < b"),
     ],
 )
 def test_maths_reads_as_text_where_markup_cannot_go(tex: str, text: str) -> None:
     """<option>s and accessible names hold text only: the maths is read out, not dropped."""
-    assert quiz._tex_as_text(re.fullmatch("(.*)", tex)) == text
+    assert tex_text.tex_as_text(tex) == text

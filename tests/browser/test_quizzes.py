@@ -3,7 +3,7 @@
 The expected feedback comes from each question's own answer key, which the page carries
 in its HTML (``details[data-quiz-answer-key]``): a wrong choice must show the explanation
 written for that choice, a right one the explanation of the right answer. The DOM hooks
-are the ones coursekit/content/quiz.py documents (``.quiz-question[data-quiz-id]``,
+are the ones coursekit/content/templates/quiz.html documents (``.quiz-question[data-quiz-id]``,
 ``[data-quiz-type]``, ``[data-quiz-feedback]``, ``.quiz-check``, ``[data-quiz-reveal]``,
 ``[data-quiz-progress]``, ``[data-quiz-reset]``).
 """

@@ -1,7 +1,7 @@
 // Quizzes: check answers, give feedback, remember progress in this browser.
 //
-// The HTML comes from coursekit/content/quiz.py and is complete without this script
-// (questions, options, and the answers in <details>). This script adds the
+// The HTML comes from coursekit/content/templates/quiz.html and is complete without
+// this script (questions, options, and the answers in <details>). This script adds the
 // "Check answer" button, feedback in an aria-live region, retries, and progress
 // saved in localStorage under one key for the whole site, with reset buttons.
 // It runs on every page load (and on every page Material's instant navigation, off in
@@ -39,7 +39,7 @@
     writeProgress(data);
   }
 
-  // Must match coursekit.quiz.normalise_blank.
+  // Must match coursekit/content/quiz_model.py normalise_blank.
   function normaliseBlank(text) {
     var value = String(text).replace(/\s+/g, "");
     if (value.charAt(0) === ".") value = value.slice(1);
