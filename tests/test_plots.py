@@ -15,7 +15,7 @@ import pytest
 import yaml
 from browser.contrast import contrast  # tests/browser/contrast.py: one WCAG formula
 
-from coursekit.figures import plots
+from coursekit.figures import plots, svg_cleanup
 from coursekit.figures.plots import PlotError, Series
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -253,7 +253,7 @@ def test_svg_stays_small() -> None:
 def test_glyph_paths_are_compacted_without_drift() -> None:
     """Relative glyph coordinates are rounded on absolute positions: no error adds up."""
     data = " ".join(f"L {1000 + 7 * i} {2000 - 3 * i}" for i in range(200))
-    compact = plots._glyph_path("M 1000 2000 " + data + " z", 1 / 64)
+    compact = svg_cleanup._glyph_path("M 1000 2000 " + data + " z", 1 / 64)
     numbers = [float(n) for n in re.findall(r"-?(?:\d+\.?\d*|\.\d+)", compact)]
     x, y = sum(numbers[0::2]), sum(numbers[1::2])  # the start, then relative steps
     assert (x, y) == pytest.approx(((1000 + 7 * 199) / 64, (2000 - 3 * 199) / 64), abs=0.051)

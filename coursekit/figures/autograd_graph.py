@@ -13,8 +13,9 @@ line) is what the record of outputs stores instead of SVG bytes
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from coursekit.figures import grad_fn_graph
 from coursekit.figures.d2 import accessible, diagram_salt, figure_html, render_svg
 
 if TYPE_CHECKING:
@@ -37,17 +38,9 @@ class _Node:
 
 
 def _graph(root: torch.Tensor, names: dict[str, torch.Tensor]) -> tuple[list[_Node], str]:
-    """The grad_fn graph in forward order (inputs first) and the root's name.
-
-    Depth-first post-order from ``root.grad_fn`` following ``next_functions`` in order,
-    so node ids depend on the graph only, never on memory addresses.
-    """
-    start = getattr(root, "grad_fn", None)
-    if start is None:
-        raise ValueError(
-            "autograd_graph.figure: this tensor has no grad_fn (it is a leaf, or nothing it was "
-            "computed from requires grad)"
-        )
+    """The grad_fn graph in forward order (inputs first, as grad_fn_graph walks it) and
+    the root's name."""
+    fns = grad_fn_graph.forward_order(root, "autograd_graph.figure")
     name_of = {id(t): name for name, t in names.items()}
     made_by = {
         id(t.grad_fn): name
@@ -56,35 +49,16 @@ def _graph(root: torch.Tensor, names: dict[str, torch.Tensor]) -> tuple[list[_No
     }
     nodes: dict[int, _Node] = {}
     order: list[_Node] = []
-    # Iterative, so a long chain of operations cannot hit Python's recursion limit.
-    stack: list[tuple[Any, bool]] = [(start, False)]
-    keep_alive = []  # id() keys stay unique only while the objects live
-    while stack:
-        fn, expanded = stack.pop()
-        if expanded:
-            node = nodes[id(fn)]
-            node.children = [nodes[id(c)] for c, _ in fn.next_functions if c is not None]
-            node.ident = f"n{len(order)}"
-            order.append(node)
-            continue
-        if id(fn) in nodes:
-            continue
-        keep_alive.append(fn)
-        leaf = hasattr(fn, "variable")
+    for fn, label in zip(fns, grad_fn_graph.labels(fns), strict=True):
+        leaf = grad_fn_graph.is_leaf(fn)
         tensor = name_of.get(id(fn.variable), "unnamed leaf") if leaf else made_by.get(id(fn))
-        nodes[id(fn)] = _Node(type(fn).__name__, leaf, tensor)
-        stack.append((fn, True))
-        children = [c for c, _ in fn.next_functions if c is not None]
-        stack.extend((c, False) for c in reversed(children))
-    # An operation used several times gets numbers (#1, #2, ...) in forward order.
-    totals: dict[str, int] = {}
-    for node in order:
-        totals[node.kind] = totals.get(node.kind, 0) + 1
-    counted: dict[str, int] = {}
-    for node in order:
-        if not node.leaf and totals[node.kind] > 1:
-            counted[node.kind] = counted.get(node.kind, 0) + 1
-            node.label = f"{node.kind} #{counted[node.kind]}"
+        node = _Node(type(fn).__name__, leaf, tensor)
+        node.label = label
+        node.ident = f"n{len(order)}"
+        # Forward order: every node this one passes gradients to is already made.
+        node.children = [nodes[id(c)] for c, _ in fn.next_functions if c is not None]
+        nodes[id(fn)] = node
+        order.append(node)
     return order, name_of.get(id(root), "output")
 
 

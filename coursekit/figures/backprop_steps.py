@@ -9,8 +9,9 @@ reader without JavaScript, a printout and the record of outputs all see).
 ``capture(root, names)`` runs the backward pass once with hooks and returns what the
 figure shows:
 
-* the graph: walked from ``root.grad_fn`` through ``next_functions``; each leaf enters
-  through its ``AccumulateGrad`` node;
+* the graph: walked from ``root.grad_fn`` through ``next_functions``
+  (coursekit/figures/grad_fn_graph.py); each leaf enters through its ``AccumulateGrad``
+  node;
 * the forward values: the named tensors (every node's output must have a name);
 * the saved values: the node's own ``_saved_*`` attributes (an ``alpha`` of 1, the
   default of ``+`` and ``-``, is left out);
@@ -42,7 +43,7 @@ from typing import Any, cast
 import torch
 from torch.autograd.graph import Node as GradFn
 
-from coursekit.figures import STEP_FIGURE_CLASS
+from coursekit.figures import STEP_FIGURE_CLASS, grad_fn_graph
 
 FIGURE_CLASS = STEP_FIGURE_CLASS
 
@@ -110,31 +111,6 @@ def number(value: float) -> str:
 # Capture
 
 
-def _walk(root: torch.Tensor) -> list[GradFn]:
-    """The grad_fn nodes in forward order (depth-first post-order from the root)."""
-    start = getattr(root, "grad_fn", None)
-    if start is None:
-        raise ValueError(
-            "backprop_steps: this tensor has no grad_fn (it is a leaf, or nothing it was "
-            "computed from requires grad)"
-        )
-    seen: set[int] = set()
-    order: list[GradFn] = []
-    stack: list[tuple[GradFn, bool]] = [(start, False)]
-    while stack:
-        fn, expanded = stack.pop()
-        if expanded:
-            order.append(fn)
-            continue
-        if id(fn) in seen:
-            continue
-        seen.add(id(fn))
-        stack.append((fn, True))
-        children = [c for c, _ in fn.next_functions if c is not None]
-        stack.extend((c, False) for c in reversed(children))
-    return order
-
-
 def _scalar(tensor: torch.Tensor, what: str) -> float:
     if tensor.numel() != 1:
         raise ValueError(
@@ -195,7 +171,7 @@ def capture(root: torch.Tensor, names: dict[str, torch.Tensor]) -> Capture:
     ``names`` maps a name to each tensor of the graph: every leaf, every intermediate
     result and the root (matched by identity). Only scalar graphs are supported.
     """
-    fns = _walk(root)
+    fns = grad_fn_graph.forward_order(root, "backprop_steps")
     hooked = sorted(
         name
         for name, t in names.items()
@@ -209,14 +185,10 @@ def capture(root: torch.Tensor, names: dict[str, torch.Tensor]) -> Capture:
     index_of = {id(fn): i for i, fn in enumerate(fns)}
     name_of = {id(t): name for name, t in names.items()}
     made_by = {id(t.grad_fn): (name, t) for name, t in names.items() if t.grad_fn is not None}
-    totals: dict[str, int] = {}
-    for fn in fns:
-        totals[type(fn).__name__] = totals.get(type(fn).__name__, 0) + 1
 
     nodes: list[Node] = []
     outputs: list[torch.Tensor] = []  # the tensor each node made (a leaf: holds)
-    counted: dict[str, int] = {}
-    for i, fn in enumerate(fns):
+    for i, (fn, label) in enumerate(zip(fns, grad_fn_graph.labels(fns), strict=True)):
         kind = type(fn).__name__
         tensor = _leaf_tensor(fn)
         leaf = tensor is not None
@@ -231,10 +203,6 @@ def capture(root: torch.Tensor, names: dict[str, torch.Tensor]) -> Capture:
                     "the figure shows every node's forward value"
                 )
             name, tensor = made_by[id(fn)]
-        label = kind
-        if not leaf and totals[kind] > 1:
-            counted[kind] = counted.get(kind, 0) + 1
-            label = f"{kind} #{counted[kind]}"
         edges = [Edge(None if c is None else index_of[id(c)]) for c, _ in fn.next_functions]
         node = Node(i, kind, label, leaf, name, _scalar(tensor, name), edges=edges)
         if not leaf:

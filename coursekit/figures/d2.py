@@ -23,14 +23,20 @@ import os
 import re
 import subprocess
 import time
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
+
+import tinycss2
 
 from coursekit import files, versions
+from coursekit.errors import CourseError
+from coursekit.figures import svg_cleanup
+
+Node = Any  # a tinycss2 node: tinycss2 ships no type information
 
 LIGHT_THEME = 0  # Neutral Default
 DARK_THEME = 200  # Dark Mauve
@@ -52,13 +58,15 @@ PALETTE = """classes: {
 PALETTE_LINES = PALETTE.count("\n")
 
 
-class DiagramError(ValueError):
+class DiagramError(CourseError, ValueError):
     """A diagram that cannot be drawn: the message names the page and line if known."""
 
 
 def _code_digest() -> str:
-    # A change to this module (post-processing, palette) must not reuse old renders.
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    # A change to the post-processing (this module, the shared SVG checks, the CSS
+    # parser that reads and writes D2's stylesheet) or the palette must not reuse renders.
+    code = [Path(module).read_bytes() for module in (__file__, svg_cleanup.__file__)]
+    return files.digest(*code, versions.package("tinycss2"))
 
 
 def _flags(salt: str) -> list[str]:
@@ -193,7 +201,7 @@ def _postprocess(svg: str) -> str:
     scope = "." + match[1]
     body = _STYLE.sub("", svg)
     svg = _STYLE.sub(lambda m: m[1] + _restyle(m[2], scope, body) + m[3], svg)
-    if re.search(r"""(?:href|src)=["'](?!#|data:)|url\((?!["']?(?:#|data:))|@import""", svg):
+    if svg_cleanup.external_reference(svg):
         raise DiagramError("the d2 SVG refers to an external resource")
     # No canvas of its own: the page's background shows through in either scheme.
     svg, found = re.subn(
@@ -205,43 +213,51 @@ def _postprocess(svg: str) -> str:
     if not found:
         raise DiagramError("unexpected SVG from d2 (no background)")
     # Give the outer <svg> its natural size; CSS caps it at the column width.
-    box = re.match(r'<svg [^>]*viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
-    if not box:
+    sized = svg_cleanup.natural_size(svg)
+    if sized is None:
         raise DiagramError("unexpected SVG from d2 (no viewBox)")
-    svg = svg.replace(
-        " preserveAspectRatio=", f' width="{box[1]}" height="{box[2]}" preserveAspectRatio=', 1
-    )
-    ET.fromstring(svg)  # refuse to publish malformed markup
-    return svg
+    return svg_cleanup.well_formed(sized)  # refuse to publish malformed markup
 
 
-def _blocks(css: str) -> list[tuple[str, str]]:
-    """Top-level CSS blocks as (prelude, body), with nested braces kept in the body."""
-    blocks, depth, start, prelude = [], 0, 0, ""
-    for i, char in enumerate(css):
-        if char == "{":
-            if depth == 0:
-                prelude, start = css[start:i].strip(), i + 1
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                blocks.append((prelude, css[start:i].strip()))
-                start = i + 1
-    if depth or css[start:].strip():
+def _rules(css: str | list[Node]) -> list[Node]:
+    """The rules of D2's stylesheet, or of an at-rule's block (tinycss2 nodes)."""
+    rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+    if any(rule.type == "error" for rule in rules):
         raise DiagramError("unexpected CSS in the d2 SVG")
-    return blocks
+    return rules
+
+
+# The media query of D2's dark theme, compared without spaces: D2 may space it either way.
+_DARK = "@mediascreenand(prefers-color-scheme:dark)"
 
 
 def _restyle(css: str, scope: str, svg_body: str) -> str:
     """Scope every rule to this SVG; turn D2's dark media query into Material's slate."""
     rules = []
-    for prelude, body in _blocks(css):
-        if prelude.replace(" ", "") == "@mediascreenand(prefers-color-scheme:dark)":
-            rules += [_rule(p, b, scope, svg_body, SLATE + " ") for p, b in _blocks(body)]
+    for rule in _rules(css):
+        if rule.type == "at-rule" and _text(rule).replace(" ", "") == _DARK:
+            rules += [_rule(r, scope, svg_body, SLATE + " ") for r in _rules(rule.content)]
         else:
-            rules.append(_rule(prelude, body, scope, svg_body, ""))
+            rules.append(_rule(rule, scope, svg_body, ""))
     return "\n".join(rule for rule in rules if rule)
+
+
+def _text(rule: Node) -> str:
+    """A rule's prelude as text: "@keyframes dashdraw", ".d2-1 .fill-N1, .d2-1 .x"."""
+    at = f"@{rule.at_keyword}" if rule.type == "at-rule" else ""
+    return (at + tinycss2.serialize(rule.prelude)).strip()
+
+
+def _selectors(prelude: list[Node]) -> list[str]:
+    """A selector list's selectors, split at its top-level commas (a comma inside
+    :is(...) or [...] is inside a block token of its own)."""
+    selectors: list[list[Node]] = [[]]
+    for token in prelude:
+        if token == ",":
+            selectors.append([])
+        else:
+            selectors[-1].append(token)
+    return [tinycss2.serialize(tokens).strip() for tokens in selectors]
 
 
 def _unused(selectors: str, svg_body: str) -> bool:
@@ -254,20 +270,23 @@ def _unused(selectors: str, svg_body: str) -> bool:
     return False
 
 
-def _rule(prelude: str, body: str, scope: str, svg_body: str, prefix: str) -> str:
+def _rule(rule: Node, scope: str, svg_body: str, prefix: str) -> str:
     """One rule, its selectors prefixed with ``prefix`` and the SVG's own class."""
-    body = re.sub(r"\s*\n\s*", "", body)
+    if rule.content is None:  # @charset, @import: no block (an @import is refused later)
+        return str(rule.serialize())
+    prelude = _text(rule)
+    body = re.sub(r"\s*\n\s*", "", tinycss2.serialize(rule.content).strip())
     if prelude == "@font-face":
         # D2 embeds subsets of Source Sans Pro in every SVG. Loading them made Chromium
         # restyle and lay out the whole page again (style and layout 210 → 142 ms on
         # "Backprop by hand"), so the page's own font draws the labels (_page_font).
         return ""
-    if prelude.startswith("@"):  # @keyframes: names, not selectors
+    if rule.type == "at-rule":  # @keyframes: names, not selectors
         return f"{prelude}{{{body}}}"
     if _unused(prelude, svg_body):
         return ""
     body = re.sub(r'font-family:\s*"?d2-\d+-font-([\w-]+)"?', _page_font, body)
-    selectors = [sel.strip() for sel in prelude.split(",")]
+    selectors = _selectors(rule.prelude)
     scoped = [prefix + (sel if sel.startswith(scope) else f"{scope} {sel}") for sel in selectors]
     return f"{','.join(scoped)}{{{body}}}"
 

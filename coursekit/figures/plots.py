@@ -33,13 +33,11 @@ font is requested and no system font can change the drawing.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import io
 import itertools
 import math
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -51,10 +49,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-_SVG_NS = "http://www.w3.org/2000/svg"
-# Once, at import: ElementTree writes these prefixes back when it serialises a plot.
-ET.register_namespace("", _SVG_NS)
-ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
+from coursekit.errors import CourseError
+from coursekit.figures import svg_cleanup
 
 Style = Literal["line", "dashed", "markers", "line+markers", "point"]
 
@@ -99,7 +95,7 @@ RC: Mapping[Any, Any] = MappingProxyType(
 )
 
 
-class PlotError(ValueError):
+class PlotError(CourseError, ValueError):
     """A plot that cannot be drawn as asked (no alt text, mismatched data)."""
 
 
@@ -215,7 +211,18 @@ def render_svg(
                 _fit_dashes(line)
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    return _postprocess(buffer.getvalue(), id_salt)
+    svg = _scheme_colours(buffer.getvalue())
+    try:
+        svg = svg_cleanup.clean_matplotlib(svg, id_salt)
+    except ValueError as error:  # not the SVG this matplotlib writes
+        raise PlotError(str(error)) from None
+    # Natural size from the viewBox; plots.css scales it to the column width.
+    sized = svg_cleanup.natural_size(svg)
+    if sized is None:
+        raise PlotError("unexpected SVG from matplotlib (no viewBox)")
+    if svg_cleanup.external_reference(sized):
+        raise PlotError("the SVG refers to an external resource")
+    return svg_cleanup.well_formed(sized)  # refuse to publish malformed markup
 
 
 def _draw(axes: Axes, one: Series, colour: str, marker: str) -> None:
@@ -258,191 +265,16 @@ def _fit_dashes(line: Line2D) -> None:
     line.set_linestyle((0, (DASH[0] * stretch, DASH[1] * stretch)))
 
 
-_NUMBER = re.compile(r"-?\d+\.\d{3,}")
-
-
-def _postprocess(svg: str, id_salt: str = "") -> str:
-    """Colours to CSS, ids unique to this plot, coordinates shortened, junk removed."""
-    svg = svg[svg.index("<svg ") :]  # drop the XML prolog and DOCTYPE
-    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
-    # matplotlib's <style> says "*{stroke-linejoin: round}": inline, it would style the
-    # whole page. The same default, inherited, from the root element instead.
-    svg, found = re.subn(r"<defs>\s*<style[^>]*>[^<]*</style>\s*</defs>", "", svg, count=1)
-    if not found:
-        raise PlotError("unexpected SVG from matplotlib (no <style>)")
-    svg = svg.replace("<svg ", '<svg stroke-linejoin="round" ', 1)
-    svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)
-    svg = re.sub(r">\s+<", "><", svg).strip()
-    # A glyph without an outline (the space) draws nothing: drop it and its <use>s.
-    for empty in re.findall(r'<path id="([^"]+)"(?: transform="[^"]*")?/>', svg):
-        name = re.escape(empty)
-        svg = re.sub(rf'<path id="{name}"[^>]*/>|<use xlink:href="#{name}"[^>]*/>', "", svg)
-    svg = svg.replace("<defs></defs>", "")
-    # A markers-only line's stroke has no path data: it draws nothing, and SVG requires d.
-    svg = re.sub(r"<path(?![^>]*\s(?:d|id)=)[^>]*/>", "", svg)
-    # Two decimals of an SVG unit is far below a pixel; the bytes drop by about a third.
-    svg = re.sub(
-        r'(<path id="[^"]+" d=")([^"]*)" transform="scale\(([\d.]+)\)"',
-        lambda m: m[1] + _glyph_path(m[2], float(m[3])) + '"',
-        svg,
-    )
-    svg = re.sub(r'(?<=\bd=")[^"]*', lambda m: _short_path(m[0]), svg)
-    svg = re.sub(r'(?:(?<=\b[xy]=")|(?<=\bwidth=")|(?<=\bheight="))-?\d+\.\d{3,}', _round, svg)
-    svg = re.sub(
-        r"(?<=translate\()[^)]*|(?<=scale\()[^)]*|(?<=stroke-dasharray: )[\d.,]*",
-        lambda m: _NUMBER.sub(_round, m[0]),
-        svg,
-    )
+def _scheme_colours(svg: str) -> str:
+    """The placeholder colours as the page's: currentColor and --plot-N (with a fallback)."""
     # Every colour must be a placeholder: any other would ignore the colour scheme.
     leftover = set(re.findall(r"#[0-9a-fA-F]{3,8}\b|\brgba?\(", svg)) - {_INK, *_SERIES}
     if leftover:
         raise PlotError(f"colours not rewritten for the colour schemes: {sorted(leftover)}")
-    # A glyph's offset in its word: x="..." says the same as a translate() in fewer bytes.
-    svg = re.sub(r'(<use [^>]*?) transform="translate\(([-\d.]+) 0\)"', r'\1 x="\2"', svg)
-    svg = re.sub(r"<g>((?:<use [^>]*/>)+)</g>", _hoist_style, svg)
     svg = svg.replace(_INK, "currentColor")
     for i, (placeholder, light) in enumerate(zip(_SERIES, LIGHT, strict=True), start=1):
         svg = svg.replace(placeholder, f"var(--plot-{i}, {light})")
-    svg = _own_ids(svg, id_salt)
-    svg = _unwrap_groups(svg)
-    # xlink:href stays: Material's instant navigation (off in mkdocs.yml) rewrites every
-    # element with a plain href attribute, and a <use> element's href cannot be set.
-    # Natural size from the viewBox; plots.css scales it to the column width.
-    box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
-    if not box:
-        raise PlotError("unexpected SVG from matplotlib (no viewBox)")
-    svg = re.sub(
-        r' width="[^"]*" height="[^"]*"', f' width="{box[1]}" height="{box[2]}"', svg, count=1
-    )
-    if re.search(r"""(?:href|src)=["'](?!#)|url\((?!#)|@import|<script""", svg):
-        raise PlotError("the SVG refers to an external resource")
-    ET.fromstring(svg)  # refuse to publish malformed markup
     return svg
-
-
-def _hoist_style(match: re.Match[str]) -> str:
-    """Markers: the style every <use> of a group repeats, said once on the group."""
-    styles = set(re.findall(r' style="([^"]*)"', match[1]))
-    if len(styles) != 1 or match[1].count("<use ") != match[1].count(" style="):
-        return match[0]
-    uses = re.sub(r' style="[^"]*"', "", match[1])
-    return f'<g style="{styles.pop()}">{uses}</g>'
-
-
-def _short_path(data: str) -> str:
-    """Path data with two decimals and no optional spaces: "M 1.0000 2 L 3 4" -> "M1 2L3 4"."""
-    data = _NUMBER.sub(_round, " ".join(data.split()))
-    data = re.sub(r" ?([MLQCZmlqcz]) ?", r"\1", data)
-    return re.sub(r" (?=-)", "", data)  # "1 -2" is "1-2" in path data
-
-
-_COMMAND = re.compile(r"[MLQCZz]|-?\d+(?:\.\d+)?")
-
-
-def _glyph_path(data: str, scale: float) -> str:
-    """A glyph outline (font units, drawn at ``scale``) as compact relative path data.
-
-    The scale is applied to the numbers, which are rounded to 0.1 (0.01 px on the page,
-    the glyph group being drawn at scale 0.1), and each point is written relative to the
-    previous one: "M 2597 2516 Q 3050 2419 ..." becomes "M40.6 39.3q7.1-1.5 ...". The
-    rounding is done on absolute positions, so errors never add up along the outline.
-    """
-    out: list[str] = []
-    here = start = (0, 0)  # in tenths of a unit, as integers: exact arithmetic
-    previous = ""
-    tokens = _COMMAND.findall(data)
-    i = 0
-    while i < len(tokens):
-        command = tokens[i]
-        i += 1
-        if command in "Zz":
-            out.append("z")
-            here, previous = start, "z"
-            continue
-        size = {"M": 1, "L": 1, "Q": 2, "C": 3}[command]
-        points = []
-        for _ in range(size):
-            x, y = (round(float(v) * scale * 10) for v in tokens[i : i + 2])  # tenths
-            i += 2
-            points.append((x, y))
-        if command == "M":
-            out.append("M" + _pair(points[0]))
-            start = points[0]
-            previous = "M"
-        else:
-            letter = command.lower()
-            # A command letter may be left out when the previous command repeats.
-            out.append(
-                ("" if letter == previous else letter)
-                + "".join(_pair((x - here[0], y - here[1])) for x, y in points)
-            )
-            previous = letter
-        here = points[-1]
-    return "".join(out)
-
-
-def _pair(point: tuple[int, int]) -> str:
-    return f"{_tenths(point[0])} {_tenths(point[1])} "
-
-
-def _tenths(value: int) -> str:
-    sign = "-" if value < 0 else ""
-    whole, tenth = divmod(abs(value), 10)
-    if not tenth:
-        return f"{sign}{whole}"
-    return f"{sign}{whole or ''}.{tenth}"  # ".5" is a number in path data
-
-
-def _round(match: re.Match[str]) -> str:
-    text = f"{float(match[0]):.2f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
-
-
-def _own_ids(svg: str, salt: str = "") -> str:
-    """Drop ids nothing refers to; rename the others to short ids unique to this SVG.
-
-    Glyph and marker definitions repeat in every plot (``DejaVuSans-30``); without a
-    prefix of its own, two plots on one page would share ids, which HTML forbids. The
-    prefix is a hash of the SVG and ``salt`` (the alt text and caption), so it is the same
-    in every build and differs between plots that draw the same data differently labelled.
-    """
-    referenced = set(re.findall(r'(?:href="#|url\(#)([^")]+)', svg))
-    svg = re.sub(r' id="([^"]+)"', lambda m: m[0] if m[1] in referenced else "", svg)
-    prefix = "p" + hashlib.sha256(f"{svg}\0{salt}".encode()).hexdigest()[:8]
-    names: dict[str, str] = {}
-    for old in re.findall(r' id="([^"]+)"', svg):
-        names[old] = f"{prefix}{_base36(len(names))}"
-    svg = re.sub(r' id="([^"]+)"', lambda m: f' id="{names[m[1]]}"', svg)
-    svg = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{names[m[1]]}"', svg)
-    return re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{names[m[1]]})", svg)
-
-
-def _base36(number: int) -> str:
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    text = digits[number % 36]
-    while number >= 36:
-        number //= 36
-        text = digits[number % 36] + text
-    return text
-
-
-def _unwrap_groups(svg: str) -> str:
-    """Remove <g> elements without attributes (matplotlib nests many): same drawing."""
-    root = ET.fromstring(svg)
-    group = f"{{{_SVG_NS}}}g"
-
-    def flatten(parent: ET.Element) -> None:
-        children: list[ET.Element] = []
-        for child in parent:
-            flatten(child)
-            if child.tag == group and not child.attrib:
-                children.extend(child)
-            else:
-                children.append(child)
-        parent[:] = children
-
-    flatten(root)
-    return ET.tostring(root, encoding="unicode", short_empty_elements=True).replace(" />", "/>")
 
 
 # ---------------------------------------------------------------------------

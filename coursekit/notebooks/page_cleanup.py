@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
+
+import tinycss2
 
 from coursekit.content.mathml import INLINE_MATH, MathError, to_mathml
 
@@ -43,8 +47,10 @@ def page_content(html: str, src: str, pruner: StylePruner) -> str:
 # fifth of it: the page looks the same and loads much faster.
 _STYLE = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.S)
 # Classes inside :not(), :is(), :where() or :has() are not all required for a match.
-_NOT = re.compile(r":(?:not|is|where|has)\([^()]*\)")
-_CLASS = re.compile(r"\.(-?[A-Za-z_][\w-]*)")
+_ANY_OF = frozenset({"not", "is", "where", "has"})
+# At-rules kept whole; any other at-rule with a block (@media, @supports) is pruned inside.
+_WHOLE = frozenset({"font-face", "keyframes", "charset", "import"})
+Node = Any  # a tinycss2 node: tinycss2 ships no type information
 
 
 class StylePruner:
@@ -53,13 +59,13 @@ class StylePruner:
     most of the work). The build keeps one for the life of the process."""
 
     def __init__(self) -> None:
-        self._split: dict[str, tuple[str, ...]] = {}
+        self._split: dict[str, tuple[Node, ...]] = {}
 
-    def rules(self, css: str) -> tuple[str, ...]:
+    def rules(self, css: str) -> tuple[Node, ...]:
         if css not in self._split:
             if len(self._split) > 16:  # a handful of stylesheets, never more
                 self._split.clear()
-            self._split[css] = _rules(css)
+            self._split[css] = tuple(_rules(css))
         return self._split[css]
 
     def prune(self, html: str) -> str:
@@ -71,56 +77,68 @@ class StylePruner:
         return _prune(self.rules(css), used)
 
 
-def _rules(css: str) -> tuple[str, ...]:
-    """Top-level rules and at-rule blocks of a stylesheet (comments are dropped)."""
-    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
-    rules, depth, start = [], 0, 0
-    for i, char in enumerate(css):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                rules.append(css[start : i + 1])
-                start = i + 1
-        elif char == ";" and depth == 0:  # @charset, @import
-            rules.append(css[start : i + 1])
-            start = i + 1
-    return tuple(rules)
+def _rules(css: str | Iterable[Node]) -> list[Node]:
+    """The rules of a stylesheet, or of an at-rule's block, without comments."""
+    return tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
 
 
-def _selectors(selector_list: str) -> list[str]:
-    """Split at the commas between selectors, not those inside :is(...) or [...]."""
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(selector_list):
-        if char in "([":
-            depth += 1
-        elif char in ")]":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(selector_list[start:i])
-            start = i + 1
-    return [*parts, selector_list[start:]]
+def _selectors(prelude: Sequence[Node]) -> list[list[Node]]:
+    """A selector list split at its top-level commas. The commas inside :is(...) or
+    [...] are inside a block token of their own, so they are not at the top level."""
+    selectors: list[list[Node]] = [[]]
+    for token in _trimmed(prelude):
+        if token == ",":
+            selectors.append([])
+        else:
+            selectors[-1].append(token)
+    return selectors
 
 
-def _prune(rules: tuple[str, ...], used: set[str]) -> str:
+def _trimmed(tokens: Sequence[Node]) -> Sequence[Node]:
+    """Without the whitespace at either end (before the "{" of a rule, for one)."""
+    start, end = 0, len(tokens)
+    while start < end and tokens[start].type == "whitespace":
+        start += 1
+    while end > start and tokens[end - 1].type == "whitespace":
+        end -= 1
+    return tokens[start:end]
+
+
+def _required(selector: Iterable[Node]) -> set[str]:
+    """The classes an element must have for ``selector`` to match it (a "." inside a
+    string, as in [data-mime-type="application/vnd.jupyter.stderr"], is no class)."""
+    classes: set[str] = set()
+    previous = None
+    for token in selector:
+        if token.type == "ident" and previous == ".":
+            classes.add(token.value)
+        elif token.type == "function" and token.lower_name not in _ANY_OF:
+            classes |= _required(token.arguments)
+        elif token.type in ("[] block", "() block"):
+            classes |= _required(token.content)
+        previous = token
+    return classes
+
+
+def _prune(rules: Iterable[Node], used: set[str]) -> str:
     kept = []
     for rule in rules:
-        head, brace, body = rule.partition("{")
-        selector = head.strip()
-        if not brace or selector.startswith(("@font-face", "@keyframes", "@charset", "@import")):
-            kept.append(rule)
-        elif selector.startswith("@"):  # @media, @supports: prune inside
-            inner = _prune(_rules(body[:-1]), used)
-            if inner:
-                kept.append(f"{head}{{{inner}}}")
-        else:
+        if rule.type == "qualified-rule":
             # A selector can match only if every class it requires is on the page.
             alive = [
-                s for s in _selectors(selector) if set(_CLASS.findall(_NOT.sub("", s))) <= used
+                tinycss2.serialize(s) for s in _selectors(rule.prelude) if _required(s) <= used
             ]
             if alive:
-                kept.append(f"{','.join(alive)}{{{body}")
+                kept.append(f"{','.join(alive)}{{{tinycss2.serialize(rule.content)}}}")
+        elif rule.type == "at-rule":
+            if rule.content is None or rule.lower_at_keyword in _WHOLE:
+                kept.append(rule.serialize())
+                continue
+            inner = _prune(_rules(rule.content), used)  # @media, @supports: prune inside
+            if inner:
+                kept.append(f"@{rule.at_keyword}{tinycss2.serialize(rule.prelude)}{{{inner}}}")
+        # Else a parse error, which a browser drops too. mkdocs-jupyter 0.26 writes one
+        # <style> as a Python list's repr ("['pre { ...'"): one error, the whole sheet.
     return "".join(kept)
 
 
