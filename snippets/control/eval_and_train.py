@@ -66,6 +66,7 @@ for name, b in bn.named_buffers():  # updated by the forward pass in training mo
 # --8<-- [start:batch-norm-train]
 norm = nn.BatchNorm1d(2)  # 2 features, one mean and variance each
 batch = torch.tensor([[2.0, 10.0], [4.0, 20.0], [9.0, 60.0]])  # 3 examples
+# --8<-- [start:batch-norm-step]
 print("momentum:", norm.momentum)
 print("before: running_mean", norm.running_mean, " running_var", norm.running_var)
 
@@ -73,6 +74,7 @@ out = norm(batch)  # train mode: normalise with this batch's statistics
 print("output:\n", out.detach())
 print("after:  running_mean", norm.running_mean, " running_var", norm.running_var)
 print("batches seen:", norm.num_batches_tracked.item())
+# --8<-- [end:batch-norm-step]
 # --8<-- [end:batch-norm-train]
 
 # --8<-- [start:batch-norm-eval]

@@ -98,9 +98,12 @@ print("out.requires_grad:", out.requires_grad, " out.grad_fn:", out.grad_fn)
 # --8<-- [end:all-frozen]
 
 # --8<-- [start:stale-grad]
+# --8<-- [start:stale-grad-setup]
 w = nn.Parameter(torch.tensor([1.0, 2.0]))
 optimizer = torch.optim.SGD([w], lr=0.1, momentum=0.9, weight_decay=0.1)
+# --8<-- [end:stale-grad-setup]
 
+# --8<-- [start:stale-grad-steps]
 (w**2).sum().backward()  # dL/dw = 2w = [2, 4]
 optimizer.step()
 print("after one training step:", w.data)
@@ -109,11 +112,15 @@ w.requires_grad_(False)  # freeze it, but the old gradient is still in w.grad
 print("w.grad after freezing:", w.grad)
 optimizer.step()
 print("after a step with the stale gradient:", w.data)
+# --8<-- [end:stale-grad-steps]
 # --8<-- [end:stale-grad]
 
 # --8<-- [start:zero-grad-kept]
+# --8<-- [start:zero-grad-kept-setup]
 w = nn.Parameter(torch.tensor([1.0, 2.0]))
 optimizer = torch.optim.SGD([w], lr=0.1, momentum=0.9, weight_decay=0.1)
+# --8<-- [end:zero-grad-kept-setup]
+# --8<-- [start:zero-grad-kept-steps]
 (w**2).sum().backward()
 optimizer.step()
 w.requires_grad_(False)
@@ -122,19 +129,26 @@ for step in range(1, 4):
     optimizer.zero_grad(set_to_none=False)  # w.grad becomes zeros, not None
     optimizer.step()
     print(f"frozen step {step}: w.grad = {w.grad.tolist()}, w = {w.data}")
+# --8<-- [end:zero-grad-kept-steps]
 # --8<-- [end:zero-grad-kept]
 
 # --8<-- [start:adam]
+# --8<-- [start:adam-setup]
 v = nn.Parameter(torch.tensor([1.0, 2.0]))
 adam = torch.optim.Adam([v], lr=0.1)
+# --8<-- [end:adam-setup]
+# --8<-- [start:adam-first-step]
 (v**2).sum().backward()  # gradients 2 and 4
 adam.step()
 print(f"after one Adam step: v = {v.data}")
+# --8<-- [end:adam-first-step]
+# --8<-- [start:adam-frozen]
 v.requires_grad_(False)
 for step in range(1, 4):
     adam.zero_grad(set_to_none=False)
     adam.step()
     print(f"Adam, frozen step {step}: v.grad = {v.grad.tolist()}, v = {v.data}")
+# --8<-- [end:adam-frozen]
 # --8<-- [end:adam]
 
 # --8<-- [start:grad-none-skipped]
