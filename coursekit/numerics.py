@@ -25,6 +25,8 @@ import os
 import sys
 from types import MappingProxyType
 
+from coursekit.errors import CourseError
+
 PINNED = MappingProxyType(
     {
         "MKL_CBWR": "COMPATIBLE",
@@ -36,7 +38,7 @@ PINNED = MappingProxyType(
 )
 
 
-class NumericsError(RuntimeError):
+class NumericsError(CourseError, RuntimeError):
     """torch was imported with other numerical code paths than the pinned ones."""
 
 

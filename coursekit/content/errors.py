@@ -2,8 +2,10 @@
 
 from pymdownx.superfences import SuperFencesException
 
+from coursekit.errors import CourseError
 
-class ContentError(ValueError):
+
+class ContentError(CourseError, ValueError):
     """Content that cannot be published as written; the message starts with file:line."""
 
 

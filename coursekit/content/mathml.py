@@ -19,12 +19,13 @@ from markdown import Extension, Markdown
 from markdown.inlinepatterns import InlineProcessor
 
 from coursekit.content.errors import FenceFailure
+from coursekit.errors import CourseError
 
 # $...$ with no space just inside the dollars and no digit after the closing one (Pandoc).
 INLINE_MATH = r"(?<![\\$\w])\$(?=[^\s$])(?P<tex>(?:\\\$|[^$\n])+?)(?<=\S)\$(?![\w$])"
 
 
-class MathError(ValueError):
+class MathError(CourseError, ValueError):
     """LaTeX that latex2mathml cannot read."""
 
 

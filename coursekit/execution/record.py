@@ -61,7 +61,10 @@ class Record:
     def load(cls, path: Path) -> Record:
         if not path.exists():
             return cls(path)
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        # libyaml's loader where PyYAML has it: the record is large, and every build (and
+        # every rebuild under `mkdocs serve`) reads it; the pure-Python one took a second.
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
         pages = {
             page: {str(k): str(v) for k, v in (blocks or {}).items()}
             for page, blocks in (data.get("pages") or {}).items()

@@ -27,10 +27,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from coursekit.errors import CourseError
+
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 
 
-class BlockError(Exception):
+class BlockError(CourseError):
     """A block did not behave as its page says (the caller adds file and line)."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from coursekit.errors import CourseError
 from coursekit.markdown import options
 
 # An opening fence: indentation, three or more backticks or tildes, the language, options.
@@ -18,7 +19,7 @@ _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]
 PYTHON = frozenset({"python", "py", "python3"})
 
 
-class FenceError(ValueError):
+class FenceError(CourseError, ValueError):
     """A Markdown fence that cannot be run; the message names file and line."""
 
 

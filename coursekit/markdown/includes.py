@@ -17,6 +17,8 @@ from typing import Any
 import markdown
 from pymdownx.snippets import SnippetMissingError
 
+from coursekit.errors import CourseError
+
 INCLUDE = re.compile(r"^\s*-{1,}8<-{1,}\s+[\"']")
 # One include line and nothing else: `--8<-- "chapters/chain_rule.py:composite"`.
 ONE_INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(["'])(?P<target>[^"']+)\1\s*$""")
@@ -25,7 +27,7 @@ _REGION = re.compile(r"(?P<file>[^:]+):(?P<region>[\w-]+)")  # a target that nam
 _MARKER = re.compile(r"-{1,}8<-{1,}\s+\[(?:start|end):[\w-]+\]")
 
 
-class IncludeError(ValueError):
+class IncludeError(CourseError, ValueError):
     """An include that cannot be resolved; the message names file and line."""
 
 

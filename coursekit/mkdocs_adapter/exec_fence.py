@@ -15,8 +15,6 @@ from markdown import Markdown
 from markdown_exec import base_format
 from markdown_exec import validator as mx_validator
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import BuildError, PluginError
-from pymdownx.superfences import SuperFencesException
 
 from coursekit import files
 from coursekit.content.output_box import (
@@ -26,15 +24,13 @@ from coursekit.content.output_box import (
     timing_note,
     version_note,
 )
+from coursekit.errors import CourseError
 from coursekit.execution.page_run import BlockResult
 from coursekit.mkdocs_adapter.build import TOKEN, BuildRun
+from coursekit.mkdocs_adapter.errors import UntrackedBlock, in_fence
 
 # Options of ours on an executed fence; markdown-exec must not see them.
 OUR_OPTIONS = (TOKEN, "raises", "timeout", "timing", "changed")
-
-
-class UntrackedBlock(SuperFencesException, BuildError):
-    """An executed fence the page scan did not see: it would run unchecked."""
 
 
 @dataclass
@@ -46,12 +42,13 @@ class ExecFence:
     rendered: dict[str, str]  # memo of rendered blocks (kept by the plugin across rebuilds)
 
     def install(self, config: MkDocsConfig) -> None:
-        """Route markdown-exec's Python fences through this build's formatter."""
+        """Route markdown-exec's Python fences through this build's formatter; a
+        CourseError of either stops the build (superfences would show the fence as code)."""
         superfences = config.mdx_configs.setdefault("pymdownx.superfences", {})
         for fence in superfences.setdefault("custom_fences", []):
             if fence.get("name") in {"python", "py"} and fence.get("class") in {"python", "py"}:
-                fence["validator"] = self.validator
-                fence["format"] = self.formatter
+                fence["validator"] = in_fence(self.validator)
+                fence["format"] = in_fence(self.formatter)
 
     def validator(
         self,
@@ -88,7 +85,7 @@ class ExecFence:
         if result.failure is not None:
             return error_box("This block failed", result.failure.report())
         if source.strip("\n") != block.code.strip("\n"):
-            raise PluginError(f"{block.where}: the code shown is not the code that ran")
+            raise CourseError(f"{block.where}: the code shown is not the code that ran")
         memo = files.digest(
             self.markdown_settings, source, result.output, block.raises, block.timing, options
         )

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import nbformat
 
 from coursekit import numerics
+from coursekit.errors import CourseError
 from coursekit.execution.older import Note
 from coursekit.markdown import options
 from coursekit.markdown.fences import PYTHON, Fence
@@ -61,7 +62,7 @@ TOOLS_NOTE = (
 )
 
 
-class ChapterNotebookError(ValueError):
+class ChapterNotebookError(CourseError, ValueError):
     """A page that cannot become a notebook; the message names file and line."""
 
 

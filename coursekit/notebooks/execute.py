@@ -30,12 +30,13 @@ from typing import Any, Literal
 import nbformat
 
 from coursekit import files, versions
+from coursekit.errors import CourseError
 from coursekit.execution.runner import time_limit
 
 TIMEOUT = 300  # seconds per cell, as the kernel had
 
 
-class CellError(Exception):
+class CellError(CourseError):
     """A notebook cell raised; the message names the notebook and the cell."""
 
 

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import nbformat
 
+from coursekit.errors import CourseError
+
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 
 HOW_TO = """\
@@ -38,7 +40,7 @@ CHECK_INTRO = """\
 Run this cell after yours. You do not need to change it."""
 
 
-class NotebookSourceError(ValueError):
+class NotebookSourceError(CourseError, ValueError):
     """An exercise page or snippet lacks a part the notebook needs."""
 
 
