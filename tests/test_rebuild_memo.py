@@ -2,7 +2,8 @@
 build's site.
 
 One process rebuilds the fixture site tests/fixtures/sites/rebuild as `mkdocs serve`
-does (config loaded again, the same process, the memo warm) after each edit; after
+does (coursekit/testing/serve_rebuilds.py: config loaded again, the same process, the
+memo warm) after each edit; after
 each, a fresh `mkdocs build` of the same sources must write the same site, byte for
 byte, and the memo must have re-rendered only what the edit can change.
 """
@@ -37,48 +38,9 @@ STEPS: list[tuple[str, list[tuple[str, str, str]]]] = [
     ),
     ("code", [("snippets/example.py", "6 * 7", "6 * 8")]),  # a region a block includes
     ("note", [("snippets/note.md", "A note", "An edited note")]),  # a prose include
+    ("title", [("docs/other.md", "# Other page", "# Another page")]),  # every page's nav
     ("anchor", [("docs/code.md", "## The block", "## The cell")]),  # breaks index.md's link
 ]
-
-DRIVER = """
-import json, logging, shutil, sys
-from pathlib import Path
-from mkdocs.commands.build import build
-from mkdocs.config import load_config
-
-summaries = []
-class Summary(logging.Handler):
-    def emit(self, record):
-        if record.getMessage().startswith("coursekit:"):
-            summaries.append(record.getMessage())
-logging.getLogger("mkdocs.plugins.coursekit").setLevel(logging.INFO)
-logging.getLogger("mkdocs.plugins.coursekit").addHandler(Summary())
-
-steps = json.loads(sys.argv[1])
-started = False
-report = {}
-for name, edits in steps:
-    for path, old, new in edits:
-        text = Path(path).read_text(encoding="utf-8")
-        assert old in text, (path, old)
-        Path(path).write_text(text.replace(old, new), encoding="utf-8")
-    shutil.copytree(".", f"../src-{name}", ignore=shutil.ignore_patterns("site"))
-    config = load_config("mkdocs.yml", site_dir="site")
-    if not started:
-        config.plugins.on_startup(command="serve", dirty=False)
-        started = True
-    summaries.clear()
-    try:
-        build(config)
-        ok = True
-    except BaseException:  # strict mode aborts with SystemExit-like Abort
-        ok = False
-    memo = config.plugins["coursekit"].memo  # the same plugin object every rebuild
-    report[name] = {"ok": ok, "memo": dict(memo.stats), "summary": summaries[-1:]}
-    if ok:
-        shutil.copytree("site", f"../site-{name}")
-print(json.dumps(report))
-"""
 
 
 def _site_files(site: Path) -> dict[str, bytes]:
@@ -94,8 +56,10 @@ def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     work = tmp_path_factory.mktemp("rebuild")
     site = work / "serve"
     shutil.copytree(FIXTURE, site, ignore=shutil.ignore_patterns(".cache", "site"))
+    steps = work / "steps.json"
+    steps.write_text(json.dumps(STEPS), encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, "-c", DRIVER, json.dumps(STEPS)],
+        [sys.executable, "-m", "coursekit.testing.serve_rebuilds", str(steps), "--keep", str(work)],
         cwd=site,
         env=ENV,
         capture_output=True,
@@ -112,7 +76,7 @@ def _full_build(work: Path, name: str) -> Built:
     return build(source / "mkdocs.yml", source / "full")
 
 
-@pytest.mark.parametrize("name", ["first", "prose", "code", "note"])
+@pytest.mark.parametrize("name", ["first", "prose", "code", "note", "title"])
 def test_a_rebuild_writes_the_full_build_site(rebuilt: tuple[Path, dict], name: str) -> None:
     work, report = rebuilt
     assert report[name]["ok"], report
@@ -132,8 +96,8 @@ def _search(work: Path, name: str) -> list[dict]:
 
 def test_a_prose_edit_renders_only_its_page(rebuilt: tuple[Path, dict]) -> None:
     work, report = rebuilt
-    assert report["prose"]["memo"] == {"rendered": 1, "reused": 2}, report["prose"]
-    assert "0 pages run" in report["prose"]["summary"][0], "no block ran again"
+    assert report["prose"]["memo"] == {"rendered": 1, "reused": 2, "templated": 1}, report["prose"]
+    assert "0 pages run" in report["prose"]["summary"], "no block ran again"
     page = (work / "site-prose" / "code" / "index.html").read_text()
     assert 'href="#after-the-edit"' in page, "the page's TOC shows the new heading"
     assert "Some edited prose." in page
@@ -146,10 +110,10 @@ def test_a_prose_edit_renders_only_its_page(rebuilt: tuple[Path, dict]) -> None:
 
 def test_a_code_edit_runs_and_renders_only_its_page(rebuilt: tuple[Path, dict]) -> None:
     work, report = rebuilt
-    assert "1 pages run" in report["code"]["summary"][0], report["code"]
+    assert "1 pages run" in report["code"]["summary"], report["code"]
     # Includes are expanded into the page's Markdown: only the page that includes the
     # edited snippet changed.
-    assert report["code"]["memo"] == {"rendered": 1, "reused": 2}, report["code"]
+    assert report["code"]["memo"] == {"rendered": 1, "reused": 2, "templated": 1}, report["code"]
     assert "value: 48" in (work / "site-code" / "code" / "index.html").read_text()
 
 
@@ -157,8 +121,16 @@ def test_a_prose_include_edit_renders_only_the_page_that_includes_it(
     rebuilt: tuple[Path, dict],
 ) -> None:
     work, report = rebuilt
-    assert report["note"]["memo"] == {"rendered": 1, "reused": 2}, report["note"]
+    assert report["note"]["memo"] == {"rendered": 1, "reused": 2, "templated": 1}, report["note"]
     assert "An edited note" in (work / "site-note" / "other" / "index.html").read_text()
+
+
+def test_a_title_edit_writes_every_page_again(rebuilt: tuple[Path, dict]) -> None:
+    # The navigation, in every page, shows each page's title: all three pages change.
+    work, report = rebuilt
+    assert report["title"]["memo"] == {"rendered": 1, "reused": 2, "templated": 3}, report
+    for page in ("index.html", "code/index.html", "other/index.html"):
+        assert "Another page" in (work / "site-title" / page).read_text()
 
 
 def test_a_link_broken_by_an_edit_still_fails_the_rebuild(rebuilt: tuple[Path, dict]) -> None:

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from coursekit import versions
 from coursekit.content.exercise_nav import Exercise
 from coursekit.content.interview import Topic
+from coursekit.errors import CourseError
 from coursekit.execution import older
 from coursekit.execution.cache import ExecCache
 from coursekit.execution.compare import Verdict
@@ -26,8 +26,7 @@ from coursekit.execution.older import OlderOutputs
 from coursekit.execution.page_run import BlockResult, first_failure, run_page
 from coursekit.execution.record import Record, drift_report
 from coursekit.figures.d2 import D2Renderer, rendering
-from coursekit.markdown.fences import FenceError
-from coursekit.markdown.includes import IncludeError, Includes
+from coursekit.markdown.includes import Includes
 from coursekit.markdown.page import PageSource, read_page
 from coursekit.mkdocs_adapter.config import CourseConfig
 
@@ -119,17 +118,15 @@ class BuildRun:
     # -- reading and running a page ------------------------------------------------------
 
     def read(self, markdown: str, src_uri: str, line_offset: int) -> PageSource:
-        """The page's source, includes expanded once; fail with file and line."""
-        try:
-            source = read_page(
-                markdown,
-                self.page_path(src_uri),
-                self.includes,
-                line_offset=line_offset,
-                default_timeout=float(self.options.block_timeout),
-            )
-        except (FenceError, IncludeError) as error:
-            raise PluginError(str(error)) from None
+        """The page's source, includes expanded once; a FenceError or IncludeError names
+        file and line."""
+        source = read_page(
+            markdown,
+            self.page_path(src_uri),
+            self.includes,
+            line_offset=line_offset,
+            default_timeout=float(self.options.block_timeout),
+        )
         self.sources[src_uri] = source
         return source
 
@@ -155,7 +152,7 @@ class BuildRun:
         failure = first_failure(results)
         if failure is not None:
             if not self.serving:
-                raise PluginError(failure.report())
+                raise CourseError(failure.report())
             serve_log().error("%s", failure.report())
         lines = source.text.split("\n")
         tokens = self.page_tokens.setdefault(src_uri, [])
@@ -165,7 +162,7 @@ class BuildRun:
             problem = self.check_record(result)
             if problem is not None:
                 if not self.serving:
-                    raise PluginError(problem)
+                    raise CourseError(problem)
                 serve_log().warning("%s", problem)
                 self.drifted[token] = problem
             tokens.append(token)
@@ -184,7 +181,8 @@ class BuildRun:
             try:
                 problem = self.older.problem(block, result.output, self.torch)
             except ValueError as error:  # a note that mkdocs.yml does not define
-                raise PluginError(str(error)) from None
+                # older.py raises a plain ValueError (it names file and line already).
+                raise CourseError(str(error)) from None
         if self.record is None or problem is not None:
             return problem
         verdict, expected, output = self.record.compare(block, result.output)
@@ -200,7 +198,7 @@ class BuildRun:
             if token not in self.formatted:
                 # E.g. a fence swallowed by raw HTML: it ran, but the reader never sees it.
                 where = self.results[token].block.where
-                raise PluginError(f"{where}: this block was never shown by the build")
+                raise CourseError(f"{where}: this block was never shown by the build")
 
     def summary(self) -> str:
         s = self.stats

@@ -23,14 +23,16 @@ import shutil
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink
 from mkdocs.utils import get_relative_url
 
+from coursekit import files as fingerprints
+from coursekit.errors import CourseError
 from coursekit.markdown.page import PageSource
 from coursekit.mkdocs_adapter.build import BuildRun, ChapterNotebook, NotebookJob
+from coursekit.mkdocs_adapter.serve_memo import ServeMemo
 from coursekit.notebooks import chapters, execute, links
 from coursekit.notebooks.exercises import render
 
@@ -62,15 +64,28 @@ def register(build: BuildRun, files: Files, config: MkDocsConfig) -> None:
         build.chapter_notebooks[page.src_uri] = ChapterNotebook(generated, text)
 
 
-def generate(build: BuildRun, src_uri: str, source: PageSource, config: MkDocsConfig) -> None:
-    """``on_page_markdown`` of a chapter page: its notebook, from the page as read."""
+def generate(
+    build: BuildRun,
+    src_uri: str,
+    source: PageSource,
+    config: MkDocsConfig,
+    memo: ServeMemo | None = None,
+) -> None:
+    """``on_page_markdown`` of a chapter page: its notebook, from the page as read
+    (under `mkdocs serve`, from the memo while the page's text is the same)."""
     entry = build.chapter_notebooks.get(src_uri)
     if entry is None:
         return
-    try:
-        content = render(chapters.build(source, build.torch, build.older.notes))
-    except chapters.ChapterNotebookError as error:
-        raise PluginError(str(error)) from None
+
+    def make() -> str:
+        return render(chapters.build(source, build.torch, build.older.notes))
+
+    if memo is None:
+        content = make()
+    else:
+        notes = sorted((name, repr(note)) for name, note in build.older.notes.items())
+        key = fingerprints.digest(src_uri, source.text, source.written, build.torch, notes)
+        content = memo.notebook(key, make)
     entry.file.content_string = content
     if entry.committed != content:
         log.info(
@@ -87,7 +102,9 @@ def use_executed_copy(build: BuildRun, page: Page) -> None:
     try:
         copy = execute.executed_copy(job.source, job.target, job.name)
     except execute.CellError as error:
-        raise PluginError(f"{error}\nThe notebook's page was not built.") from None
+        # The note follows the message in the build's error (mkdocs_adapter/errors.py).
+        error.add_note("The notebook's page was not built.")
+        raise
     build.restore[page.file.src_uri] = str(job.source)
     page.file.abs_src_path = str(copy)
 
@@ -118,7 +135,7 @@ def align_toc(page: Page, html: str) -> None:
         stack.extend(reversed(item.children))
     levels = [item.level for item in items]
     if levels != [level for level, _ in headings]:
-        raise PluginError(
+        raise CourseError(
             f"docs/{page.file.src_uri}: the contents list headings of levels {levels}, the "
             f"page has {[level for level, _ in headings]}; its contents cannot be linked"
         )

@@ -32,6 +32,7 @@ import html
 import logging
 import re
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
@@ -39,7 +40,6 @@ from typing import Any, Literal
 from jinja2 import Environment
 from markupsafe import Markup
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation, Section
@@ -47,19 +47,18 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 from mkdocs.utils.templates import TemplateContext
-from pymdownx.superfences import SuperFencesException
 
 from coursekit import files as fingerprints
 from coursekit import numerics
 from coursekit.content import copy_buttons, d2_fence, exercise_nav, interview, quiz
-from coursekit.content.errors import ContentError
-from coursekit.content.mathml import MathError
 from coursekit.content.output_box import stamp
+from coursekit.errors import CourseError
 from coursekit.figures import STEP_FIGURE_CLASS
-from coursekit.figures.d2 import DiagramError, rendering
+from coursekit.figures.d2 import rendering
 from coursekit.mkdocs_adapter import notebook_pages
 from coursekit.mkdocs_adapter.build import BuildRun
 from coursekit.mkdocs_adapter.config import CourseConfig
+from coursekit.mkdocs_adapter.errors import in_fence, reporting
 from coursekit.mkdocs_adapter.exec_fence import ExecFence
 from coursekit.mkdocs_adapter.serve_memo import ServeMemo
 from coursekit.notebooks import page_cleanup
@@ -73,12 +72,8 @@ INTERVIEW_MARKERS = MappingProxyType(
 )
 
 
-class FenceBuildError(SuperFencesException, PluginError):
-    """A fence that cannot be drawn. A SuperFencesException, so superfences lets it
-    through instead of quietly showing the fence as code; a PluginError, so MkDocs
-    prints the message and stops the build."""
-
-
+# Every on_* event turns a CourseError (file:line: what is wrong) into MkDocs' error.
+@reporting
 class CoursePlugin(BasePlugin[CourseConfig]):
     def __init__(self) -> None:
         # MkDocs makes the plugin while it reads mkdocs.yml, before any block imports torch.
@@ -91,8 +86,14 @@ class CoursePlugin(BasePlugin[CourseConfig]):
     @property
     def build(self) -> BuildRun:
         if self._build is None:
-            raise PluginError("coursekit: on_config did not run before the pages were built")
+            # A bug (an event called out of MkDocs' order), not the author's: a traceback.
+            raise RuntimeError("coursekit: on_config did not run before the pages were built")
         return self._build
+
+    @cached_property
+    def quiz_renderer(self) -> quiz.QuizRenderer:
+        """Made at the first quiz page; kept for the next pages (and rebuilds of serve)."""
+        return quiz.QuizRenderer()
 
     # -- the build starts ------------------------------------------------------------
 
@@ -102,10 +103,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     @event_priority(-50)  # after markdown-exec and Material's search set themselves up
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        try:
-            copy_buttons.check_features(list(config.theme.get("features") or []))
-        except ContentError as error:
-            raise PluginError(str(error)) from None
+        copy_buttons.check_features(list(config.theme.get("features") or []))
         build = BuildRun.start(config, self.config, serving=self.serving)
         self._build = build
         settings = fingerprints.digest(Path(config.config_file_path).read_bytes())
@@ -129,7 +127,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
             if fence.get("name") in {"d2", "math"}:
                 for role in ("format", "validator"):
                     if callable(fence.get(role)):
-                        fence[role] = _failing_loudly(fence[role], build)
+                        fence[role] = in_fence(_drawing_with(fence[role], build))
 
     @event_priority(-100)  # after mkdocs-jupyter has claimed the notebook files
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -154,6 +152,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
     def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
         if self.memo:  # MkDocs makes a new environment for every rebuild
             env.bytecode_cache = self.memo.templates
+            env.template_class = self.memo.template_class()
         return env
 
     # -- each page ---------------------------------------------------------------------
@@ -172,7 +171,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         raw = page.file.content_string
         offset = raw.count("\n") - get_data(raw)[0].count("\n")
         source = build.read(markdown, src, offset)
-        notebook_pages.generate(build, src, source, config)
+        notebook_pages.generate(build, src, source, config, self.memo)
         markdown = d2_fence.tag_fences(build.run(source, src), source)
         if source.blocks:
             markdown = stamp(markdown, build.torch)
@@ -190,19 +189,16 @@ class CoursePlugin(BasePlugin[CourseConfig]):
             return markdown
         where = f"docs/{src}"
         name = src.removeprefix(folder)
-        try:
-            if name in INTERVIEW_MARKERS:
-                return interview.listing(
-                    markdown,
-                    INTERVIEW_MARKERS[name],
-                    self.build.topics,
-                    summary=name == "summary.md",
-                    folder=folder,
-                    where=where,
-                )
-            markdown = interview.question_page(markdown, page.meta, where)
-        except ContentError as error:
-            raise PluginError(str(error)) from None
+        if name in INTERVIEW_MARKERS:
+            return interview.listing(
+                markdown,
+                INTERVIEW_MARKERS[name],
+                self.build.topics,
+                summary=name == "summary.md",
+                folder=folder,
+                where=where,
+            )
+        markdown = interview.question_page(markdown, page.meta, where)
         # Material writes page.meta.description into <meta name="description">.
         page.meta["description"] = interview.plain(interview.short_answer(page.meta, where))
         return markdown
@@ -228,21 +224,23 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
         def render() -> str:
             return quiz.render_page(
-                markdown, page.file.src_uri, resolve, all_quizzes, line_offset=offset
+                markdown,
+                page.file.src_uri,
+                resolve,
+                all_quizzes,
+                self.quiz_renderer,
+                line_offset=offset,
             )
 
-        try:
-            if self.memo is None:
-                return render()
-            # The quiz index is made from every quiz page's source.
-            sources = [
-                f.content_string for f in map(files.get_file_from_path, self.build.quiz_pages) if f
-            ]
-            index = sources if quiz.INDEX_LANG in markdown else []
-            key = fingerprints.digest(self.memo.site, page.file.src_uri, markdown, index)
-            return self.memo.quiz(key, render)
-        except quiz.QuizError as error:
-            raise PluginError(str(error)) from None
+        if self.memo is None:
+            return render()
+        # The quiz index is made from every quiz page's source.
+        sources = [
+            f.content_string for f in map(files.get_file_from_path, self.build.quiz_pages) if f
+        ]
+        index = sources if quiz.INDEX_LANG in markdown else []
+        key = fingerprints.digest(self.memo.site, page.file.src_uri, markdown, index)
+        return self.memo.quiz(key, render)
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         build, src = self.build, page.file.src_uri
@@ -316,13 +314,12 @@ def _memo_results(build: BuildRun, src: str) -> list[Any]:
     ]
 
 
-def _failing_loudly(function: Callable[..., Any], build: BuildRun) -> Callable[..., Any]:
+def _drawing_with(function: Callable[..., Any], build: BuildRun) -> Callable[..., Any]:
+    """A d2 or math fence's function, drawing with this build's diagram renderer."""
+
     def call(*args: Any, **kwargs: Any) -> Any:
-        try:
-            with rendering(build.renderer):
-                return function(*args, **kwargs)
-        except (DiagramError, MathError, ContentError) as error:
-            raise FenceBuildError(str(error)) from None
+        with rendering(build.renderer):
+            return function(*args, **kwargs)
 
     return call
 
@@ -335,7 +332,7 @@ def _interview_topics(nav: Navigation, files: Files, folder: str) -> list[interv
         return []
     section = index.parent
     if section is None:
-        raise PluginError(f"docs/{folder}index.md must be in a nav section of its own")
+        raise CourseError(f"docs/{folder}index.md must be in a nav section of its own")
     topics = []
     for child in section.children:
         if not isinstance(child, Section):
@@ -345,10 +342,7 @@ def _interview_topics(nav: Navigation, files: Files, folder: str) -> list[interv
             if not isinstance(item, Page):
                 continue
             body, meta = get_data(item.file.content_string)
-            try:
-                questions.append(interview.question(item.file.src_uri, body, meta))
-            except ContentError as error:
-                raise PluginError(str(error)) from None
+            questions.append(interview.question(item.file.src_uri, body, meta))
         topics.append(interview.Topic(child.title, tuple(questions)))
     listed = {q.src for topic in topics for q in topic.questions}
     not_questions = {f"{folder}{name}" for name in INTERVIEW_MARKERS}
@@ -358,7 +352,7 @@ def _interview_topics(nav: Navigation, files: Files, folder: str) -> list[interv
         if f.src_uri.startswith(folder) and f.src_uri not in listed | not_questions
     )
     if missing:
-        raise PluginError(
+        raise CourseError(
             f"docs/{missing[0]}: this question is not in a topic section of the "
             "'Interview questions' nav in mkdocs.yml, so the index would not list it"
         )

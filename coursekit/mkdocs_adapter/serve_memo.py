@@ -14,8 +14,11 @@ life of the serve process and answers them from it, keyed by all of it:
   still validates links and anchors on every build.
 * **search entries** (Material's ``SearchIndex.add_entry_from_context``): by the page's
   HTML, TOC, title, address and metadata. The index is still written whole.
-* **quiz HTML**, **formatted blocks** and **notebook stylesheets**: memos of the
-  plugin's own pure functions.
+* **quiz HTML**, **chapter notebooks**, **formatted blocks** and **notebook
+  stylesheets**: memos of the plugin's own pure functions.
+* **the theme's templates** (a page's final HTML): by everything the templates read, the
+  navigation's titles included (:meth:`ServeMemo.template_class`, set as the Jinja
+  environment's ``template_class``).
 
 Code is not in any key: an edit of ``coursekit/`` restarts the server
 (coursekit/mkdocs_adapter/serve.py), and the memo starts empty.
@@ -42,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jinja2 import Template
 from jinja2.bccache import Bucket, BytecodeCache
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
@@ -96,30 +100,40 @@ class ServeMemo:
     pages: dict[str, _Rendered] = field(default_factory=dict)
     search: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     quizzes: dict[str, str] = field(default_factory=dict)
+    notebooks: dict[str, str] = field(default_factory=dict)  # chapter notebooks (JSON text)
+    outputs: dict[str, str] = field(default_factory=dict)  # pages' final HTML (templates)
     blocks: dict[str, str] = field(default_factory=dict)  # formatted blocks (exec_fence)
     templates: TemplateBytecode = field(default_factory=TemplateBytecode)
     styles: StylePruner = field(default_factory=StylePruner)
     site: str = ""  # digest of what every page of this build depends on
+    nav: str | None = None  # digest of every page's address and title, this build
     stats: dict[str, int] = field(default_factory=lambda: {"rendered": 0, "reused": 0})
 
     def begin(self, config: MkDocsConfig, files: Files) -> None:
         """A new build: what all pages depend on, and fresh counts."""
         site_files = sorted((f.src_uri, f.dest_uri, f.url, str(f.inclusion)) for f in files)
+        theme = config.theme.custom_dir  # templates the site overrides (Material's are fixed)
+        overrides = sorted(Path(theme).rglob("*")) if theme else []
         self.site = fingerprints.digest(
+            [(str(path), path.read_bytes()) for path in overrides if path.is_file()],
             Path(config.config_file_path).read_bytes(),  # extensions, nav, plugins' settings
             config.site_url,
             config.use_directory_urls,
             os.environ.get("SITE_URL"),
             site_files,
         )
-        self.stats = {"rendered": 0, "reused": 0}
-        for memo in (self.pages, self.search, self.quizzes):
+        self.nav = None
+        self.stats = {"rendered": 0, "reused": 0, "templated": 0}
+        for memo in (self.pages, self.search, self.quizzes, self.notebooks, self.outputs):
             if len(memo) > _MAX_ENTRIES:
                 memo.clear()
 
     def report(self) -> str:
         s = self.stats
-        return f"{s['rendered']} pages rendered, {s['reused']} unchanged"
+        return (
+            f"{s['rendered']} pages rendered, {s['reused']} unchanged; "
+            f"{s['templated']} written from the theme's templates"
+        )
 
     # -- page.render -------------------------------------------------------------------
 
@@ -193,6 +207,59 @@ class ServeMemo:
         if key not in self.quizzes:
             self.quizzes[key] = render()
         return self.quizzes[key]
+
+    # -- chapter notebooks ---------------------------------------------------------------
+
+    def notebook(self, key: str, make: Callable[[], str]) -> str:
+        """A chapter notebook made from its page (a pure function of the page's text,
+        the torch version and the version notes, which ``key`` digests)."""
+        if key not in self.notebooks:
+            self.notebooks[key] = make()
+        return self.notebooks[key]
+
+    # -- the theme's templates ------------------------------------------------------------
+
+    def template_class(self) -> type[Template]:
+        """A Jinja template class (the Environment's public ``template_class``) whose
+        ``render`` of a page is answered from the memo when everything the theme reads
+        is unchanged: the page's HTML, title, TOC, metadata, address and neighbours, every
+        page's address and title (the navigation), mkdocs.yml, the files of the site and
+        the templates the site overrides. Material renders the whole navigation into every
+        page; most of a prose edit's rebuild was that, for pages that did not change."""
+        memo = self
+
+        class PageTemplate(Template):
+            def render(self, *args: Any, **kwargs: Any) -> str:
+                context = dict(*args, **kwargs)
+                page = context.get("page")
+                if page is None or "nav" not in context:
+                    return super().render(*args, **kwargs)
+                key = memo.output_key(str(self.name), page, context["nav"])
+                if key not in memo.outputs:
+                    memo.stats["templated"] += 1
+                    memo.outputs[key] = super().render(*args, **kwargs)
+                return memo.outputs[key]
+
+        return PageTemplate
+
+    def output_key(self, template: str, page: Page, nav: Any) -> str:
+        if self.nav is None:  # titles are known once every page is rendered
+            self.nav = fingerprints.digest([(p.url, p.title) for p in nav.pages])
+        neighbours = [(p.url, p.title) if p else None for p in (page.previous_page, page.next_page)]
+        return fingerprints.digest(
+            self.site,
+            self.nav,
+            template,
+            page.url,
+            page.title,
+            page.content,
+            _toc(page.toc),
+            repr(sorted(page.meta.items())),
+            neighbours,
+            page.edit_url,
+            page.canonical_url,
+            repr(vars(page).get("nb_url")),  # mkdocs-jupyter's download link
+        )
 
 
 def _toc(items: Any) -> list[Any]:
