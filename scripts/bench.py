@@ -12,7 +12,9 @@ Prints, in one run:
                    once, through the same run_page loop as the build;
   * import torch   a Python process that only imports torch (the prose-edit target);
   * ratios         cold build / floor, prose edit / floor and prose edit / import torch;
-  * tests          the whole test suite (`make test`'s command), unless --no-tests.
+  * tests          the whole test suite (`make test`'s command), unless --no-tests, and
+                   its CPU-seconds by group (builds, drift check, notebooks, browser,
+                   HTML...), as the suite itself prints them (coursekit/testing/cost.py).
 
 Wall-clock seconds, and in brackets CPU seconds: of the measured process and all its
 descendants, counted by a cgroup of its own where the machine has cgroup v1's cpuacct
@@ -42,79 +44,43 @@ ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "tr
 PROSE_PAGE = ROOT / "docs" / "chapters" / "chain-rule.md"
 CODE_FILE = ROOT / "snippets" / "chapters" / "chain_rule.py"
 
-FLOOR = """
-import json, sys, time
-from pathlib import Path
-start = time.perf_counter()
-import torch  # noqa: F401  (the floor includes importing torch once)
-from coursekit.execution.page_run import run_page
-from coursekit.mkdocs_adapter.project import Project
-root = Path(sys.argv[1])
-project = Project.load(root / "mkdocs.yml")
-blocks = 0
-for page in sorted((root / "docs").rglob("*.md")):
-    results = run_page(project.read(page).blocks)
-    failed = [r.failure.report() for r in results if r.failure]
-    if failed:
-        sys.exit(failed[0])
-    blocks += len(results)
-print(json.dumps({"blocks": blocks, "seconds": time.perf_counter() - start}))
-"""
 
-# Rebuilds as `mkdocs serve` does them: one process, on_startup("serve") once, then for
-# every change a fresh config and a full build into the same site directory.
-REBUILD = """
-import json, logging, resource, sys, time
-from pathlib import Path
-from mkdocs.commands.build import build
-from mkdocs.config import load_config
+def floor(root: Path) -> None:
+    """The floor, run in a process of its own (``--floor``): import torch, then every
+    block of every page once, through the same run_page loop as the build."""
+    start = time.perf_counter()
+    import torch  # noqa: F401  (the floor includes importing torch once)
 
-summaries = []
-class Summary(logging.Handler):
-    def emit(self, record):
-        if record.getMessage().startswith("coursekit:"):
-            summaries.append(record.getMessage())
-logging.getLogger("mkdocs").setLevel(logging.ERROR)
-logging.getLogger("mkdocs.plugins.coursekit").setLevel(logging.INFO)
-logging.getLogger("mkdocs.plugins.coursekit").addHandler(Summary())
+    from coursekit.execution.page_run import run_page
+    from coursekit.mkdocs_adapter.project import Project
 
-config_file, site_dir, prose_page, code_file, repeat = sys.argv[1:6]
+    project = Project.load(root / "mkdocs.yml")
+    blocks = 0
+    for page in sorted((root / "docs").rglob("*.md")):
+        results = run_page(project.read(page).blocks)
+        failed = [r.failure.report() for r in results if r.failure]
+        if failed:
+            sys.exit(failed[0])
+        blocks += len(results)
+    print(json.dumps({"blocks": blocks, "seconds": time.perf_counter() - start}))
 
-def prose_edit(n):  # a different sentence each time: every rebuild sees a new page
-    return lambda t: t.replace("\\n\\n", f"\\n\\nSentence {n} added by the bench.\\n\\n", 1)
 
-edits = {
-    "warm": None,
-    **{f"prose{n}": (Path(prose_page), prose_edit(n)) for n in range(int(repeat))},
-    "code": (Path(code_file), lambda t: t.replace("\\n", "\\n# a line added by the bench\\n", 2)),
-}
-started = False
-times = {}
-for name, edit in edits.items():
-    original = None
-    if edit:
-        path, change = edit
-        original = path.read_text(encoding="utf-8")
-        path.write_text(change(original), encoding="utf-8")
-    try:
-        config = load_config(config_file, site_dir=site_dir)
-        if not started:
-            config.plugins.on_startup(command="serve", dirty=False)
-            started = True
-        cpu = resource.getrusage(resource.RUSAGE_SELF)
-        start = time.perf_counter()
-        build(config)
-        after = resource.getrusage(resource.RUSAGE_SELF)
-        times[name] = {
-            "wall": time.perf_counter() - start,
-            "cpu": after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime,
-            "summary": summaries[-1] if summaries else "",
-        }
-    finally:
-        if original is not None:
-            path.write_text(original, encoding="utf-8")
-print(json.dumps(times))
-"""
+def _edits(runs: int) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """The rebuilds as an author makes them under `mkdocs serve`, each edit undone after
+    its rebuild (coursekit/testing/serve_rebuilds.py): a different sentence each time, so
+    every rebuild sees a new page, then one line of a region that the page includes."""
+    prose = PROSE_PAGE.relative_to(ROOT).as_posix()
+    code = CODE_FILE.relative_to(ROOT).as_posix()
+    sentences = [
+        (f"prose{n}", [(prose, "\n\n", f"\n\nSentence {n} added by the bench.\n\n")])
+        for n in range(runs)
+    ]
+    region_line = "x = torch.tensor(2.0, requires_grad=True)"
+    return [
+        ("warm", []),
+        *sentences,
+        ("code", [(code, region_line, f"{region_line}  # edited by the bench")]),
+    ]
 
 
 CGROUPS = Path("/sys/fs/cgroup/cpuacct")
@@ -167,19 +133,22 @@ def main() -> None:
     parser.add_argument(
         "--prose-runs", type=int, default=5, help="prose edits to time, one after another"
     )
+    parser.add_argument("--floor", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.floor:
+        floor(ROOT)
+        return
     rows: list[tuple[str, str]] = []
     shutil.rmtree(ROOT / ".cache", ignore_errors=True)  # cold: no execution/diagram/notebook cache
     with tempfile.TemporaryDirectory() as site:
         mkdocs = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", site]
         cold, cold_cpu, _, _ = _timed(mkdocs)
-        rebuild_args = [
-            *(str(ROOT / "mkdocs.yml"), site, str(PROSE_PAGE), str(CODE_FILE)),
-            str(args.prose_runs),
-        ]
-        _, _, out, _ = _timed([sys.executable, "-c", REBUILD, *rebuild_args])
+        steps = Path(site) / "steps.json"
+        steps.write_text(json.dumps(_edits(args.prose_runs)), encoding="utf-8")
+        rebuilder = [sys.executable, "-m", "coursekit.testing.serve_rebuilds", str(steps)]
+        _, _, out, _ = _timed([*rebuilder, "--site", site, "--undo"])
     rebuilds = json.loads(out)
-    floor_wall, floor_cpu, out, _ = _timed([sys.executable, "-c", FLOOR, str(ROOT)])
+    floor_wall, floor_cpu, out, _ = _timed([sys.executable, __file__, "--floor"])
     torch_wall, torch_cpu, _, _ = _timed([sys.executable, "-c", "import torch"])
     blocks = json.loads(out)["blocks"]
     # Several prose edits, one after another as an author makes them: the median, and all.
@@ -232,6 +201,11 @@ def main() -> None:
                 f"{busy:.1f} s busy CPU machine-wide]",
             )
         )
+        # Where it went: the suite's own summary (coursekit/testing/cost.py), by group.
+        cost = json.loads((ROOT / ".cache" / "test-cost.json").read_text(encoding="utf-8"))
+        for group, seconds in sorted(cost["groups"].items(), key=lambda row: -row[1]):
+            tests = cost["tests"].get(group, 0)
+            rows.append((f"  {group}", f"{seconds:8.1f} s CPU  ({tests} tests)"))
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"{name:<{width}}  {value}")

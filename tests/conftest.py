@@ -3,13 +3,14 @@
 The drift check itself is the plugin ``coursekit.testing.drift`` (loaded from
 pyproject.toml), so the same plugin also runs the small fixture sites.
 
-Two builds, one after the other in one background process started as soon as the tests
-are collected, while the other tests run: the site as a local build makes it (the
-project's execution cache, so an author's second run is quick), and as the deploy
-workflow makes it (REPO_URL set: edit and Colab links) with an execution cache of its
-own that starts empty, so every block runs again in a second process. Every pytest
-process (xdist worker) waits for the same result files, so the site is built once per
-run, however many workers there are. tests/test_determinism.py compares the two.
+Two builds, one after the other in one background process (tests/support.py sites),
+started as soon as the tests are collected, while the other tests run: the site as a
+local build makes it (the project's execution cache, so an author's second run is
+quick), and as the deploy workflow makes it (REPO_URL set: edit and Colab links) with an
+execution cache of its own that starts empty, so every block runs again in a second
+process. Every pytest process (xdist worker) waits for the same result files, so the
+site is built once per run, however many workers there are. tests/test_determinism.py
+compares the two.
 """
 
 from __future__ import annotations
@@ -45,33 +46,28 @@ def _shared_dir(factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-BUILDER = """
-import subprocess, sys
-shared, root, repo = sys.argv[1:4]
-support = f"{root}/tests/support.py"
-config = f"{root}/mkdocs.yml"
-env = dict(__import__("os").environ)
-# The sites are built with or without these, never with the caller's.
-for key in ("REPO_URL", "REPO_BRANCH"):
-    env.pop(key, None)
-subprocess.run([sys.executable, support, config, f"{shared}/built_site",
-                "--result", f"{shared}/built_site.json"], env=env, cwd=root)
-subprocess.run([sys.executable, support, config, f"{shared}/built_site_with_repo_url",
-                "--cache-dir", f"{shared}/fresh-cache", "--result",
-                f"{shared}/built_site_with_repo_url.json"], env={**env, "REPO_URL": repo}, cwd=root)
-"""
-
-
 def start_site_builds(factory: pytest.TempPathFactory) -> Path:
-    """Start the builds unless a process of this run already did; return where they go."""
+    """Start the builds unless a process of this run already did; return where they go.
+
+    PREBUILT_SITES=<folder> names the two sites made already by
+    `python tests/support.py sites <folder> <REPO_URL>` (CI builds them once for every
+    shard of the suite): nothing is built then."""
     from filelock import FileLock
 
+    if os.environ.get("PREBUILT_SITES"):
+        return Path(os.environ["PREBUILT_SITES"]).resolve()
     shared = _shared_dir(factory)
     with FileLock(str(shared / "sites.lock")):
         started = shared / "sites.started"
         if not started.exists():
             builder = subprocess.Popen(
-                [sys.executable, "-c", BUILDER, str(shared), str(ROOT), TEST_REPO_URL],
+                [
+                    sys.executable,
+                    str(ROOT / "tests" / "support.py"),
+                    "sites",
+                    str(shared),
+                    TEST_REPO_URL,
+                ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,  # outlives the worker that started it
@@ -95,6 +91,21 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             os.killpg(int(pid_file.read_text(encoding="utf-8")), signal.SIGTERM)
 
 
+@pytest.hookimpl(tryfirst=True)  # before coursekit.testing.cost prints the summary
+def pytest_terminal_summary(config: pytest.Config) -> None:
+    """The background site builds: no test waits for their CPU time, so count it here."""
+    from coursekit.testing.cost import add_background
+
+    factory = getattr(config, "_tmp_path_factory", None)
+    if factory is None:
+        return
+    for name in SITES:
+        result = _shared_dir(factory) / f"{name}.json"
+        if result.exists():
+            cpu = json.loads(result.read_text(encoding="utf-8")).get("cpu", 0.0)
+            add_background(config, "builds (the whole site, twice, in the background)", cpu)
+
+
 def wait_for_site(factory: pytest.TempPathFactory, name: str) -> Path:
     shared = start_site_builds(factory)
     result_file = shared / f"{name}.json"
@@ -113,6 +124,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # Start the build now if any selected test needs the site: it runs while others do.
     from coursekit.testing.parallel import SITE_FIXTURES
 
+    if config.option.collectonly:
+        return  # nothing will run
     needed = set(SITE_FIXTURES)
     if os.environ.get("BROWSER_TEST_SITE"):
         needed -= {"site_dir", "site_url"}  # the browser tests use that site instead

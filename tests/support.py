@@ -6,6 +6,9 @@ or, with ``process=True``, in a fresh one (``python tests/support.py CONFIG SITE
 It returns the exit status and everything MkDocs logged.
 
     python tests/support.py CONFIG SITE_DIR [--no-strict] [--cache-dir DIR] [--no-exec-cache]
+
+``python tests/support.py sites SHARED REPO_URL`` makes the two whole-site builds that the
+test run shares (tests/conftest.py starts it in the background), one after the other.
 """
 
 from __future__ import annotations
@@ -15,16 +18,32 @@ import io
 import json
 import logging
 import os
+import resource
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_SITES = ROOT / "tests" / "fixtures" / "sites"
 # Builds started by the tests stay quiet about MkDocs 2 (Material's and a plugin's banners).
 QUIET_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+
+
+if TYPE_CHECKING:
+    from coursekit.mkdocs_adapter.project import Project
+
+
+@cache
+def project() -> Project:
+    """The project's mkdocs.yml, read once per test process (several modules need it to
+    list their cases while pytest collects them)."""
+    from coursekit.mkdocs_adapter.project import Project
+
+    return Project.load(ROOT / "mkdocs.yml")
 
 
 @dataclass(frozen=True)
@@ -138,7 +157,25 @@ def _build_here(
     return Built(returncode, out.getvalue(), site_dir)
 
 
+def build_sites(shared: Path, repo_url: str) -> int:
+    """The site as a local build makes it (the project's execution cache), then as the
+    deploy workflow makes it (REPO_URL set) with a cache of its own that starts empty, so
+    every block runs again, in a second process. Each writes SHARED/<name>.json when done."""
+    config = str(ROOT / "mkdocs.yml")
+    env = {k: v for k, v in os.environ.items() if k not in ("REPO_URL", "REPO_BRANCH")}
+    local = [str(shared / "built_site"), "--result", str(shared / "built_site.json")]
+    deploy = [str(shared / "built_site_with_repo_url"), "--cache-dir", str(shared / "fresh-cache")]
+    deploy += ["--result", str(shared / "built_site_with_repo_url.json")]
+    for args, extra in ((local, {}), (deploy, {"REPO_URL": repo_url})):
+        subprocess.run(
+            [sys.executable, __file__, config, *args], env={**env, **extra}, cwd=ROOT, check=False
+        )
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["sites"]:
+        return build_sites(Path(sys.argv[2]), sys.argv[3])
     parser = argparse.ArgumentParser()
     parser.add_argument("config", type=Path)
     parser.add_argument("site_dir", type=Path)
@@ -156,7 +193,10 @@ def main() -> int:
     )
     sys.stderr.write(built.log)
     if args.result:
-        data = json.dumps({"returncode": built.returncode, "log": built.log})
+        who = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+        usage = [resource.getrusage(w) for w in who]
+        cpu = sum(u.ru_utime + u.ru_stime for u in usage)  # for the run's CPU summary
+        data = json.dumps({"returncode": built.returncode, "log": built.log, "cpu": cpu})
         partial = args.result.with_suffix(".partial")
         partial.write_text(data, encoding="utf-8")
         partial.replace(args.result)  # readers never see half a result

@@ -13,13 +13,12 @@ import re
 from pathlib import Path
 
 import pytest
-from support import ROOT
+from support import ROOT, project
 
 from coursekit.markdown.fences import scan
-from coursekit.mkdocs_adapter.project import Project
 from coursekit.notebooks.exercises import region
 
-PROJECT = Project.load(ROOT / "mkdocs.yml")
+PROJECT = project()  # one load per process: tests/support.py
 EXERCISES = {exercise.slug: exercise for exercise in PROJECT.exercises()}
 SLUGS = list(EXERCISES)
 LEVELS = {"beginner", "intermediate", "advanced"}

@@ -23,15 +23,14 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from mkdocs.utils.meta import get_data
-from support import ROOT
+from support import ROOT, project
 
 from coursekit.content.interview import plain, short_answer
 from coursekit.execution.record import Record
 from coursekit.markdown.blocks import keys
 from coursekit.markdown.fences import executed, scan
-from coursekit.mkdocs_adapter.project import Project
 
-PROJECT = Project.load(ROOT / "mkdocs.yml")
+PROJECT = project()  # one load per process: tests/support.py
 NOT_QUESTIONS = {"interview/index.md", "interview/summary.md"}
 REGISTRY = ROOT / "tests" / "published_urls.txt"
 INTERVIEW = ROOT / "docs" / "interview"

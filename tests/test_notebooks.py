@@ -29,18 +29,17 @@ import nbformat
 import pytest
 from kernel import SharedKernel, printed, shown
 from nbclient import NotebookClient
-from support import ROOT, build, fixture_site
+from support import ROOT, build, fixture_site, project
 
 from coursekit.execution.compare import Verdict, compare
 from coursekit.execution.record import Record, recorded_view
 from coursekit.markdown.includes import Includes
 from coursekit.markdown.page import read_page
-from coursekit.mkdocs_adapter.project import Project
 from coursekit.notebooks import chapters, execute, links
 from coursekit.notebooks.exercises import Exercise, region, region_names
 from coursekit.notebooks.page_cleanup import StylePruner
 
-PROJECT = Project.load(ROOT / "mkdocs.yml")
+PROJECT = project()  # one load per process: tests/support.py
 EXERCISES = PROJECT.exercises()
 CHAPTERS = PROJECT.chapter_pages()
 

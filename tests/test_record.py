@@ -6,14 +6,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from support import ROOT, fixture_site, run
+from support import ROOT, fixture_site, project, run
 
 from coursekit.execution.record import Record, diff, recorded_view, text_view, word_diff
 from coursekit.markdown.blocks import Block, keys
 from coursekit.markdown.fences import executed, scan
-from coursekit.mkdocs_adapter.project import Project
 
-PROJECT = Project.load(ROOT / "mkdocs.yml")
+PROJECT = project()  # one load per process: tests/support.py
 RECORD = Record.load(PROJECT.record)
 
 

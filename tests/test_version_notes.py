@@ -15,15 +15,14 @@ from pathlib import Path
 
 import pytest
 import torch
-from support import ROOT
+from support import project
 
 from coursekit.execution.older import Note, OlderOutputs, notes
 from coursekit.execution.record import Record
 from coursekit.markdown.blocks import Block
-from coursekit.mkdocs_adapter.project import Project
 from coursekit.notebooks.chapters import setup_cell
 
-PROJECT = Project.load(ROOT / "mkdocs.yml")
+PROJECT = project()  # one load per process: tests/support.py
 NOTES = notes(PROJECT.options.version_notes)
 CLAMP = NOTES["clamp-bounds"]
 

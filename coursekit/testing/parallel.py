@@ -7,10 +7,11 @@ Loaded from pyproject.toml (``-p coursekit.testing.parallel -n auto --dist loadg
   when ``--record-outputs`` rewrites the record (one file, written once).
 * Tests that share per-process work must run on the same worker: every test of one
   page of the site (one browser visit of it, ``page_path``), every block of one
-  drift-checked page (later blocks replay earlier ones), a module's module-scoped
-  fixture. ``--dist loadfile`` (one file per worker) guarantees it. The finer
-  ``xdist_group`` marks below are meant for ``--dist loadgroup``, which did not group
-  them in a measured run (two visits of one page on two workers): see the merge notes.
+  drift-checked page (later blocks replay earlier ones), and every test of a module that
+  uses a module-scoped fixture (the HTML validator's run over the site, a notebook
+  kernel, a rebuilt fixture site: made once per worker that runs such a test). Each gets
+  an ``xdist_group`` mark, and ``--dist loadgroup`` sends a group to one worker; every
+  other test is spread one by one, as ``--dist load`` would.
 * Tests that need the built site run last, so its build (started in the background by
   tests/conftest.py as soon as the tests are collected) overlaps the other tests.
 """
@@ -52,7 +53,15 @@ def _group(item: pytest.Item) -> str | None:
         return f"page:{callspec.params['page_path']}"
     if Path(str(item.path)).suffix == ".md":
         return f"md:{item.path}"
+    if _uses_module_fixture(item):
+        return f"module:{item.path}"
     return None
+
+
+def _uses_module_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)  # pytest's own record of what a test uses
+    definitions = info.name2fixturedefs.values() if info is not None else ()
+    return any(d.scope in ("module", "package") for defs in definitions for d in defs)
 
 
 def needs_site(item: pytest.Item) -> bool:
