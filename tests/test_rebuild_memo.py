@@ -96,13 +96,13 @@ def _search(work: Path, name: str) -> list[dict]:
 
 def test_a_prose_edit_renders_only_its_page(rebuilt: tuple[Path, dict]) -> None:
     work, report = rebuilt
-    assert report["prose"]["memo"] == {"rendered": 1, "reused": 2, "templated": 1}, report["prose"]
+    assert report["prose"]["memo"] == {"rendered": 1, "reused": 3, "templated": 1}, report["prose"]
     assert "0 pages run" in report["prose"]["summary"], "no block ran again"
     page = (work / "site-prose" / "code" / "index.html").read_text()
     assert 'href="#after-the-edit"' in page, "the page's TOC shows the new heading"
     assert "Some edited prose." in page
     entries = _search(work, "prose")
-    assert {e["location"].split("#")[0] for e in entries} == {"", "code/", "other/"}
+    assert {e["location"].split("#")[0] for e in entries} == {"", "code/", "other/", "notebook/"}
     titles = {e["title"] for e in entries}
     assert "After the edit" in titles
     assert "After the block" not in titles
@@ -113,7 +113,7 @@ def test_a_code_edit_runs_and_renders_only_its_page(rebuilt: tuple[Path, dict]) 
     assert "1 pages run" in report["code"]["summary"], report["code"]
     # Includes are expanded into the page's Markdown: only the page that includes the
     # edited snippet changed.
-    assert report["code"]["memo"] == {"rendered": 1, "reused": 2, "templated": 1}, report["code"]
+    assert report["code"]["memo"] == {"rendered": 1, "reused": 3, "templated": 1}, report["code"]
     assert "value: 48" in (work / "site-code" / "code" / "index.html").read_text()
 
 
@@ -121,14 +121,14 @@ def test_a_prose_include_edit_renders_only_the_page_that_includes_it(
     rebuilt: tuple[Path, dict],
 ) -> None:
     work, report = rebuilt
-    assert report["note"]["memo"] == {"rendered": 1, "reused": 2, "templated": 1}, report["note"]
+    assert report["note"]["memo"] == {"rendered": 1, "reused": 3, "templated": 1}, report["note"]
     assert "An edited note" in (work / "site-note" / "other" / "index.html").read_text()
 
 
 def test_a_title_edit_writes_every_page_again(rebuilt: tuple[Path, dict]) -> None:
     # The navigation, in every page, shows each page's title: all three pages change.
     work, report = rebuilt
-    assert report["title"]["memo"] == {"rendered": 1, "reused": 2, "templated": 3}, report
+    assert report["title"]["memo"] == {"rendered": 1, "reused": 3, "templated": 4}, report
     for page in ("index.html", "code/index.html", "other/index.html"):
         assert "Another page" in (work / "site-title" / page).read_text()
 

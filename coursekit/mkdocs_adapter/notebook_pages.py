@@ -29,6 +29,7 @@ from mkdocs.structure.toc import AnchorLink
 from mkdocs.utils import get_relative_url
 
 from coursekit import files as fingerprints
+from coursekit import versions
 from coursekit.errors import CourseError
 from coursekit.markdown.page import PageSource
 from coursekit.mkdocs_adapter.build import BuildRun, ChapterNotebook, NotebookJob
@@ -42,10 +43,11 @@ log = logging.getLogger("mkdocs.plugins.coursekit.notebooks")
 def register(build: BuildRun, files: Files, config: MkDocsConfig) -> None:
     """``on_files``: note the exercise notebooks to execute and the chapter notebooks."""
     folders = tuple(build.options.chapters)
+    fingerprint = versions.fingerprint()  # once per build: it asks d2 for its version
     for file in list(files):
         if file.src_uri.endswith(".ipynb") and file.is_documentation_page():
             source = Path(file.abs_src_path or "")
-            key = execute.cache_key(source)
+            key = execute.cache_key(source, fingerprint)
             # The copy keeps the page's relative path: mkdocs-jupyter matches its
             # `include` patterns and names the download after it.
             target = build.cache_root / "notebooks" / key / file.src_uri

@@ -246,8 +246,16 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         build, src = self.build, page.file.src_uri
         build.check_shown(src)
         if src in build.notebook_jobs:
-            pruner = self.memo.styles if self.memo else self.pruner
-            html = page_cleanup.page_content(html, src, pruner)
+            made = html
+
+            def clean() -> str:
+                return page_cleanup.page_content(made, src, self.pruner)
+
+            html = (
+                self.memo.notebook_page(fingerprints.digest(src, made), clean)
+                if self.memo
+                else clean()
+            )
             notebook_pages.align_toc(page, html)
         html = with_step_assets(copy_buttons.add(html), page.url)
         return notebook_pages.links_under_title(build, html, page, config, files)

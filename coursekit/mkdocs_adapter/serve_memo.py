@@ -11,11 +11,12 @@ life of the serve process and answers them from it, keyed by all of it:
   its source path and address, and a digest of what every page depends on
   (mkdocs.yml, every file of the site and its address). A hit restores everything
   ``render`` sets on the page (HTML, TOC, title, anchors, links to check), so MkDocs
-  still validates links and anchors on every build.
+  still validates links and anchors on every build. A notebook page's ``render`` is
+  mkdocs-jupyter's, memoized the same way: its "Markdown" is the executed notebook.
 * **search entries** (Material's ``SearchIndex.add_entry_from_context``): by the page's
   HTML, TOC, title, address and metadata. The index is still written whole.
-* **quiz HTML**, **chapter notebooks**, **formatted blocks** and **notebook
-  stylesheets**: memos of the plugin's own pure functions.
+* **quiz HTML**, **chapter notebooks**, **formatted blocks** and **notebook pages**
+  (cleaned, their stylesheet pruned): memos of the plugin's own pure functions.
 * **the theme's templates** (a page's final HTML): by everything the templates read, the
   navigation's titles included (:meth:`ServeMemo.template_class`, set as the Jinja
   environment's ``template_class``).
@@ -52,7 +53,6 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from coursekit import files as fingerprints
-from coursekit.notebooks.page_cleanup import StylePruner
 
 log = logging.getLogger("mkdocs.plugins.coursekit.memo")
 
@@ -60,6 +60,9 @@ log = logging.getLogger("mkdocs.plugins.coursekit.memo")
 RENDER_ATTRIBUTES = frozenset(
     {"content", "toc", "_title_from_render", "present_anchor_ids", "links_to_anchors"}
 )
+# mkdocs-jupyter's render of a notebook page sets these instead (it replaces the page's
+# render, as coursekit's memo wraps it): the title is the notebook's first heading.
+NOTEBOOK_RENDER_ATTRIBUTES = frozenset({"content", "toc", "title"})
 _MAX_ENTRIES = 1024  # per memo: a few times the site's pages, then start again
 
 
@@ -101,10 +104,10 @@ class ServeMemo:
     search: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     quizzes: dict[str, str] = field(default_factory=dict)
     notebooks: dict[str, str] = field(default_factory=dict)  # chapter notebooks (JSON text)
+    notebook_pages: dict[str, str] = field(default_factory=dict)  # cleaned notebook HTML
     outputs: dict[str, str] = field(default_factory=dict)  # pages' final HTML (templates)
     blocks: dict[str, str] = field(default_factory=dict)  # formatted blocks (exec_fence)
     templates: TemplateBytecode = field(default_factory=TemplateBytecode)
-    styles: StylePruner = field(default_factory=StylePruner)
     site: str = ""  # digest of what every page of this build depends on
     nav: str | None = None  # digest of every page's address and title, this build
     stats: dict[str, int] = field(default_factory=lambda: {"rendered": 0, "reused": 0})
@@ -124,14 +127,21 @@ class ServeMemo:
         )
         self.nav = None
         self.stats = {"rendered": 0, "reused": 0, "templated": 0}
-        for memo in (self.pages, self.search, self.quizzes, self.notebooks, self.outputs):
+        for memo in (
+            self.pages,
+            self.search,
+            self.quizzes,
+            self.notebooks,
+            self.notebook_pages,
+            self.outputs,
+        ):
             if len(memo) > _MAX_ENTRIES:
                 memo.clear()
 
     def report(self) -> str:
         s = self.stats
         return (
-            f"{s['rendered']} pages rendered, {s['reused']} unchanged; "
+            f"{s['rendered']} {_pages(s['rendered'])} rendered, {s['reused']} unchanged; "
             f"{s['templated']} written from the theme's templates"
         )
 
@@ -171,9 +181,10 @@ class ServeMemo:
                 for k, v in vars(page).items()
                 if k != "render" and (k not in before or before[k] is not v)
             }
-            if warnings.count or not changed <= RENDER_ATTRIBUTES:
+            known = changed <= RENDER_ATTRIBUTES or changed <= NOTEBOOK_RENDER_ATTRIBUTES
+            if warnings.count or not known:
                 return  # a warning must be seen again; an unknown attribute is not restored
-            self.pages[key] = _Rendered(_snapshot(page), frozenset(formatted - seen))
+            self.pages[key] = _Rendered(_snapshot(page, changed), frozenset(formatted - seen))
 
         page.render = render  # type: ignore[method-assign]  # this page, this build only
 
@@ -216,6 +227,13 @@ class ServeMemo:
         if key not in self.notebooks:
             self.notebooks[key] = make()
         return self.notebooks[key]
+
+    def notebook_page(self, key: str, clean: Callable[[], str]) -> str:
+        """A notebook page's HTML cleaned (``key`` digests the HTML mkdocs-jupyter made):
+        pruning JupyterLab's stylesheet is most of a rebuild's work otherwise."""
+        if key not in self.notebook_pages:
+            self.notebook_pages[key] = clean()
+        return self.notebook_pages[key]
 
     # -- the theme's templates ------------------------------------------------------------
 
@@ -262,15 +280,19 @@ class ServeMemo:
         )
 
 
+def _pages(count: int) -> str:
+    return "page" if count == 1 else "pages"
+
+
 def _toc(items: Any) -> list[Any]:
     return [(i.id, i.url, i.title, i.level, _toc(i.children)) for i in items]
 
 
-def _snapshot(page: Page) -> dict[str, Any]:
+def _snapshot(page: Page, changed: set[str]) -> dict[str, Any]:
     attributes = {
         k: copy.deepcopy(v)
         for k, v in vars(page).items()
-        if k in RENDER_ATTRIBUTES and k != "links_to_anchors"
+        if k in RENDER_ATTRIBUTES | changed and k != "links_to_anchors"
     }
     links = vars(page).get("links_to_anchors", False)
     if links is not False:  # File objects are new every build: keep their paths
