@@ -91,7 +91,8 @@ def test_no_unrendered_maths(page_audits: Audits, page_path: str) -> None:
 
 
 def test_diagram_labels_fit_their_shapes(page_audits: Audits, page_path: str) -> None:
-    """D2 sizes shapes in its own font; the page's font draws the labels (diagrams.py)."""
+    """D2 sizes shapes in its own font; the page's font draws the labels
+    (coursekit/figures/d2.py)."""
     labels = _visit(page_audits, page_path, "labels").labels
     if labels["diagrams"]:
         assert labels["labels"], f"{page_id(page_path)}: no diagram labels found to check"
