@@ -48,13 +48,16 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 
 def _group(item: pytest.Item) -> str | None:
+    # Named by the file relative to the root, as in node ids: the same on every machine
+    # (tests/shard_weights.json is keyed by these names, coursekit/testing/shards.py).
     callspec = getattr(item, "callspec", None)
     if callspec is not None and "page_path" in callspec.params:
         return f"page:{callspec.params['page_path']}"
-    if Path(str(item.path)).suffix == ".md":
-        return f"md:{item.path}"
+    where = item.nodeid.split("::", 1)[0]
+    if Path(where).suffix == ".md":
+        return f"md:{where}"
     if _uses_module_fixture(item):
-        return f"module:{item.path}"
+        return f"module:{where}"
     return None
 
 
