@@ -48,6 +48,9 @@ CODE_FILE = ROOT / "snippets" / "chapters" / "chain_rule.py"
 def floor(root: Path) -> None:
     """The floor, run in a process of its own (``--floor``): import torch, then every
     block of every page once, through the same run_page loop as the build."""
+    from coursekit import numerics
+
+    numerics.pin()  # the build's numerical code paths, set before torch is imported
     start = time.perf_counter()
     import torch  # noqa: F401  (the floor includes importing torch once)
 
@@ -96,9 +99,10 @@ def _busy_seconds() -> float:
 def _timed(args: list[str], timeout: float = 7200) -> tuple[float, float, str, float]:
     """Run ``args``; return wall seconds, CPU seconds of its process tree, its stdout,
     and the machine's busy CPU seconds over the run."""
-    group = CGROUPS / f"coursekit-bench-{os.getpid()}"
+    candidate = CGROUPS / f"coursekit-bench-{os.getpid()}"
+    group: Path | None = candidate
     try:
-        group.mkdir()
+        candidate.mkdir()
     except OSError:
         group = None  # no cgroup here: count waited-for children instead
     command = args

@@ -110,7 +110,7 @@ def test_a_prose_edit_renders_only_its_page(rebuilt: tuple[Path, dict]) -> None:
 
 def test_a_code_edit_runs_and_renders_only_its_page(rebuilt: tuple[Path, dict]) -> None:
     work, report = rebuilt
-    assert "1 pages run" in report["code"]["summary"], report["code"]
+    assert "1 page run" in report["code"]["summary"], report["code"]
     # Includes are expanded into the page's Markdown: only the page that includes the
     # edited snippet changed.
     assert report["code"]["memo"] == {"rendered": 1, "reused": 3, "templated": 1}, report["code"]

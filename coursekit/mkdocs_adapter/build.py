@@ -203,7 +203,8 @@ class BuildRun:
     def summary(self) -> str:
         s = self.stats
         return (
-            f"coursekit: {s['blocks']} blocks on {s['pages']} pages, {s['run']} pages run, "
+            f"coursekit: {s['blocks']} blocks on {s['pages']} pages, {s['run']} "
+            f"{'page' if s['run'] == 1 else 'pages'} run, "
             f"{s['cached']} from the execution cache; {self.renderer.renders} diagrams "
             f"drawn (PyTorch {self.torch})"
             + (
