@@ -32,7 +32,7 @@ import html
 import logging
 import re
 from collections.abc import Callable
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
@@ -246,16 +246,11 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         build, src = self.build, page.file.src_uri
         build.check_shown(src)
         if src in build.notebook_jobs:
-            made = html
-
-            def clean() -> str:
-                return page_cleanup.page_content(made, src, self.pruner)
-
-            html = (
-                self.memo.notebook_page(fingerprints.digest(src, made), clean)
-                if self.memo
-                else clean()
-            )
+            clean = partial(page_cleanup.page_content, html, src, self.pruner)
+            if self.memo:  # under `mkdocs serve`: by the HTML mkdocs-jupyter made
+                html = self.memo.notebook_page(fingerprints.digest(src, html), clean)
+            else:
+                html = clean()
             notebook_pages.align_toc(page, html)
         html = with_step_assets(copy_buttons.add(html), page.url)
         return notebook_pages.links_under_title(build, html, page, config, files)

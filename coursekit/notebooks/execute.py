@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 import nbformat
 
-from coursekit import files, versions
+from coursekit import files
 from coursekit.errors import CourseError
 from coursekit.execution.runner import time_limit
 
@@ -140,10 +140,10 @@ def _execute_cells(
         cell.execution_count = count
 
 
-def cache_key(source: Path, fingerprint: tuple[tuple[str, str], ...] | None = None) -> str:
-    """What an executed copy depends on: the notebook and the versions (``fingerprint``,
-    when the caller already holds :func:`coursekit.versions.fingerprint`: it runs d2)."""
-    return files.digest(source.read_bytes(), fingerprint or versions.fingerprint())[:20]
+def cache_key(source: Path, fingerprint: tuple[tuple[str, str], ...]) -> str:
+    """What an executed copy depends on: the notebook and the versions
+    (:func:`coursekit.versions.fingerprint`, taken once per build: it runs d2)."""
+    return files.digest(source.read_bytes(), fingerprint)[:20]
 
 
 def executed_copy(source: Path, target: Path, name: str) -> Path:
