@@ -187,12 +187,14 @@ def signals(points: torch.Tensor) -> torch.Tensor:
     return torch.stack([torch.sin(2 * x1), torch.cos(2 * x2), torch.sin(x1 + x2)], dim=1)
 
 
+# The whole experiment computes in float64 (`.double()`): over hundreds of Adam steps,
+# float32's last bits, which differ from one CPU to another, would reach the printed losses.
 torch.manual_seed(0)
-points_a = torch.rand(256, 2) * 4 - 2  # 256 points in the square [-2, 2] x [-2, 2]
+points_a = (torch.rand(256, 2) * 4 - 2).double()  # 256 points in the square [-2, 2]^2
 targets_a = signals(points_a)  # task A: predict all three signals
 
 body = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh())
-model_a = nn.Sequential(body, nn.Linear(16, 3))  # the body, then a head for task A
+model_a = nn.Sequential(body, nn.Linear(16, 3)).double()  # the body, then a head for task A
 optimizer = torch.optim.Adam(model_a.parameters(), lr=0.03)
 for step in range(200):
     optimizer.zero_grad()
@@ -204,16 +206,16 @@ for step in range(200):
 # --8<-- [end:task-a]
 
 # --8<-- [start:task-b]
-mix = torch.tensor([[1.0], [-1.0], [1.0]])  # task B: s1 - s2 + s3
+mix = torch.tensor([[1.0], [-1.0], [1.0]], dtype=torch.float64)  # task B: s1 - s2 + s3
 
 
 def task_b(points: torch.Tensor) -> torch.Tensor:
     return signals(points) @ mix
 
 
-points_b = torch.rand(32, 2) * 4 - 2  # only 32 labelled points to learn from
+points_b = (torch.rand(32, 2) * 4 - 2).double()  # only 32 labelled points to learn from
 targets_b = task_b(points_b)
-test_points = torch.rand(256, 2) * 4 - 2  # 256 more, never trained on
+test_points = (torch.rand(256, 2) * 4 - 2).double()  # 256 more, never trained on
 test_targets = task_b(test_points)
 
 
@@ -240,7 +242,7 @@ print("task B test targets: mean square", round((test_targets**2).mean().item(),
 torch.manual_seed(1)
 frozen_body = copy.deepcopy(body)  # a copy, so the trained body stays as it is
 frozen_body.requires_grad_(False)
-model_b = nn.Sequential(frozen_body, nn.Linear(16, 1))  # a new head for task B
+model_b = nn.Sequential(frozen_body, nn.Linear(16, 1)).double()  # a new head for task B
 print("trainable, total:", count(model_b))
 
 extract_train, extract_test = train_b(model_b, steps=100, lr=0.03)
@@ -275,7 +277,9 @@ for lr in (0.003, 0.03):
 
 # --8<-- [start:scratch]
 torch.manual_seed(1)
-scratch = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1))
+scratch = nn.Sequential(
+    nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 1)
+).double()
 print("trainable, total:", count(scratch))
 scratch_train, scratch_test = train_b(scratch, steps=200, lr=0.03)
 print(f"after 100 steps: train loss {scratch_train[99]:.4f}, test loss {scratch_test[99]:.4f}")
@@ -360,7 +364,7 @@ with contextlib.suppress(ValueError):
 # --8<-- [start:bn-trap]
 torch.manual_seed(0)
 bn_body = nn.Sequential(nn.Linear(2, 16), nn.BatchNorm1d(16), nn.Tanh())
-bn_model_a = nn.Sequential(bn_body, nn.Linear(16, 3))
+bn_model_a = nn.Sequential(bn_body, nn.Linear(16, 3)).double()
 optimizer = torch.optim.Adam(bn_model_a.parameters(), lr=0.03)
 for _ in range(100):  # task A, as before, now with batch norm in the body
     optimizer.zero_grad()
@@ -369,7 +373,7 @@ for _ in range(100):  # task A, as before, now with batch norm in the body
 
 frozen_bn_body = copy.deepcopy(bn_body)
 frozen_bn_body.requires_grad_(False)  # every parameter frozen, batch norm's too
-bn_model_b = nn.Sequential(frozen_bn_body, nn.Linear(16, 1))
+bn_model_b = nn.Sequential(frozen_bn_body, nn.Linear(16, 1)).double()
 norm = frozen_bn_body[1]
 norm_mean = norm.running_mean.clone()
 frozen_bn_body.eval()
