@@ -1,8 +1,8 @@
 """One build's state: made fresh by the plugin's ``on_config`` for every build.
 
 `mkdocs serve` rebuilds in the same process, so nothing here may outlive its build:
-the pages read, the blocks' results, the tokens that tie a fence to its result, the
-notebooks to execute, and the counts the build reports. What is worth keeping between
+the pages read, the page being rendered and its blocks' results, the notebooks to
+execute, and the counts the build reports. What is worth keeping between
 rebuilds lives on the plugin (:mod:`coursekit.mkdocs_adapter.serve_memo`).
 """
 
@@ -29,9 +29,9 @@ from coursekit.figures.d2 import D2Renderer, rendering
 from coursekit.markdown.includes import Includes
 from coursekit.markdown.page import PageSource, read_page
 from coursekit.mkdocs_adapter.config import CourseConfig
+from coursekit.mkdocs_adapter.errors import UntrackedBlock
 
 log = logging.getLogger("mkdocs.plugins.coursekit")
-TOKEN = "coursekit_block"  # the fence option that ties an executed fence to its result
 
 
 def serve_log() -> logging.Logger:
@@ -62,6 +62,49 @@ class ChapterNotebook:
 
 
 @dataclass
+class PageBlocks:
+    """The results of the page being rendered, handed to its executed fences in order.
+
+    MkDocs renders a page right after ``on_page_markdown`` ran its blocks, and
+    superfences formats the page's fences in document order, so the n-th executed fence
+    it formats is the page's n-th block. The code each fence shows is checked against
+    the code that ran, so a fence can never show another block's output.
+    """
+
+    src: str  # the page's src_uri
+    results: list[BlockResult]
+    drifted: list[str | None]  # per block: why its output is not the record (serve only)
+    shown: int = 0  # how many fences have been formatted
+
+    def next(self, code: str) -> tuple[BlockResult, str | None]:
+        """The result of the next executed fence of the page, which shows ``code``."""
+        if self.shown == len(self.results):
+            first = code.strip().split("\n")[0]
+            raise UntrackedBlock(
+                f"docs/{self.src}: an executed Python fence that coursekit did not see "
+                f"(is it indented, or inside raw HTML?), starting: {first}"
+            )
+        result = self.results[self.shown]
+        if code.strip("\n") != result.block.code.strip("\n"):
+            raise CourseError(
+                f"{result.block.where}: the code shown is not the code that ran (an "
+                "executed fence before it was not formatted: is one inside raw HTML?)"
+            )
+        self.shown += 1
+        return result, self.drifted[self.shown - 1]
+
+    def check_all_shown(self) -> None:
+        """After the render: every block the page ran was shown."""
+        if self.shown < len(self.results):
+            # E.g. a `python3` fence, which the page scan runs but superfences shows as code.
+            where = self.results[self.shown].block.where
+            raise CourseError(
+                f"{where}: this block ran, but no fence showed its output (only `python` "
+                "and `py` fences do)"
+            )
+
+
+@dataclass
 class BuildRun:
     """Everything one build knows."""
 
@@ -76,10 +119,7 @@ class BuildRun:
     older: OlderOutputs
     torch: str = field(default_factory=versions.torch)
     sources: dict[str, PageSource] = field(default_factory=dict)  # by src_uri
-    results: dict[str, BlockResult] = field(default_factory=dict)  # token -> result
-    page_tokens: dict[str, list[str]] = field(default_factory=dict)  # src_uri -> tokens
-    formatted: set[str] = field(default_factory=set)
-    drifted: dict[str, str] = field(default_factory=dict)  # token -> why it is not the record
+    page: PageBlocks | None = None  # the page being rendered
     notebook_jobs: dict[str, NotebookJob] = field(default_factory=dict)  # by src_uri
     restore: dict[str, str] = field(default_factory=dict)  # src_uri -> clean notebook
     chapter_notebooks: dict[str, ChapterNotebook] = field(default_factory=dict)  # by page
@@ -130,13 +170,14 @@ class BuildRun:
         self.sources[src_uri] = source
         return source
 
-    def run(self, source: PageSource, src_uri: str) -> str:
-        """Run (or recall) the page's blocks; the expanded Markdown with each executed
-        fence tagged with its result's token. A failure fails the build, or under
-        `mkdocs serve` is printed and shown on the page."""
+    def run(self, source: PageSource, src_uri: str) -> PageBlocks:
+        """Run (or recall) the page's blocks, for its fences to show as MkDocs renders it
+        next. A failure fails the build, or under `mkdocs serve` is printed and shown on
+        the page; so does an output that is not the record."""
         blocks = list(source.blocks)
+        self.page = PageBlocks(src_uri, [], [])
         if not blocks:
-            return source.text
+            return self.page
         outputs = self.cache.load(blocks)
         if outputs is not None:
             results = [BlockResult(b, output) for b, output in zip(blocks, outputs, strict=True)]
@@ -154,21 +195,16 @@ class BuildRun:
             if not self.serving:
                 raise CourseError(failure.report())
             serve_log().error("%s", failure.report())
-        lines = source.text.split("\n")
-        tokens = self.page_tokens.setdefault(src_uri, [])
-        for fence, result in zip(source.executed_fences(), results, strict=True):
-            token = str(len(self.results))
-            self.results[token] = result
+        drifted = []
+        for result in results:
             problem = self.check_record(result)
             if problem is not None:
                 if not self.serving:
                     raise CourseError(problem)
                 serve_log().warning("%s", problem)
-                self.drifted[token] = problem
-            tokens.append(token)
-            index = source.expanded_line(fence.line) - 1
-            lines[index] = f'{lines[index]} {TOKEN}="{token}"'
-        return "\n".join(lines)
+            drifted.append(problem)
+        self.page = PageBlocks(src_uri, results, drifted)
+        return self.page
 
     def check_record(self, result: BlockResult) -> str | None:
         """Why the output is not what the record says (None when it is, up to the last
@@ -192,14 +228,6 @@ class BuildRun:
             return None
         return drift_report(block, expected, output, self.record.torch, self.torch)
 
-    def check_shown(self, src_uri: str) -> None:
-        """Every block the page ran must have been formatted by markdown-exec."""
-        for token in self.page_tokens.get(src_uri, []):
-            if token not in self.formatted:
-                # E.g. a fence swallowed by raw HTML: it ran, but the reader never sees it.
-                where = self.results[token].block.where
-                raise CourseError(f"{where}: this block was never shown by the build")
-
     def summary(self) -> str:
         s = self.stats
         return (
@@ -214,6 +242,3 @@ class BuildRun:
                 else ""
             )
         )
-
-    def page_results(self, src_uri: str) -> list[BlockResult]:
-        return [self.results[token] for token in self.page_tokens.get(src_uri, [])]

@@ -1,9 +1,12 @@
-"""markdown-exec formats the executed fences; it never executes anything itself.
+"""The executed Python fence: markdown-exec's validator and ``base_format``, our ``run``.
 
-markdown-exec's Python fence is replaced in ``on_config`` by :class:`ExecFence`, whose
-validator and formatter hand markdown-exec's public ``base_format`` a ``run`` that
-returns the precomputed output of the fence's block (found by its token, see
-:meth:`coursekit.mkdocs_adapter.build.BuildRun.run`).
+In ``on_config`` the plugin adds this build's ``python`` and ``py`` fences to
+pymdownx.superfences (markdown-exec's plugin adds none: ``languages: []`` in
+mkdocs.yml), as markdown-exec's own plugin adds its fences. Each is a custom formatter
+in markdown-exec's public style: its validator reads the fence's options, and
+``base_format`` renders the block, calling a ``run`` that answers with the output of
+the page's next block, run by ``on_page_markdown`` just before MkDocs renders the page
+(:class:`coursekit.mkdocs_adapter.build.PageBlocks`).
 """
 
 from __future__ import annotations
@@ -26,11 +29,13 @@ from coursekit.content.output_box import (
 )
 from coursekit.errors import CourseError
 from coursekit.execution.page_run import BlockResult
-from coursekit.mkdocs_adapter.build import TOKEN, BuildRun
-from coursekit.mkdocs_adapter.errors import UntrackedBlock, in_fence
+from coursekit.mkdocs_adapter.build import BuildRun
+from coursekit.mkdocs_adapter.errors import in_fence
 
-# Options of ours on an executed fence; markdown-exec must not see them.
-OUR_OPTIONS = (TOKEN, "raises", "timeout", "timing", "changed")
+# Options of ours on an executed fence (the page scan read them); markdown-exec must
+# not see them.
+OUR_OPTIONS = ("raises", "timeout", "timing", "changed")
+LANGUAGES = ("python", "py")
 
 
 @dataclass
@@ -42,13 +47,25 @@ class ExecFence:
     rendered: dict[str, str]  # memo of rendered blocks (kept by the plugin across rebuilds)
 
     def install(self, config: MkDocsConfig) -> None:
-        """Route markdown-exec's Python fences through this build's formatter; a
-        CourseError of either stops the build (superfences would show the fence as code)."""
+        """Add this build's Python fences; a CourseError of either function stops the
+        build (superfences would show the fence as code)."""
         superfences = config.mdx_configs.setdefault("pymdownx.superfences", {})
-        for fence in superfences.setdefault("custom_fences", []):
-            if fence.get("name") in {"python", "py"} and fence.get("class") in {"python", "py"}:
-                fence["validator"] = in_fence(self.validator)
-                fence["format"] = in_fence(self.formatter)
+        fences = superfences.setdefault("custom_fences", [])
+        taken = sorted({f.get("name") for f in fences} & set(LANGUAGES))
+        if taken:
+            raise CourseError(
+                f"mkdocs.yml: another fence is registered for {', '.join(taken)}: coursekit "
+                "shows executed Python blocks itself (give markdown-exec `languages: []`)"
+            )
+        for name in LANGUAGES:
+            fences.append(
+                {
+                    "name": name,
+                    "class": name,
+                    "validator": in_fence(self.validator),
+                    "format": in_fence(self.formatter),
+                }
+            )
 
     def validator(
         self,
@@ -58,16 +75,9 @@ class ExecFence:
         attrs: dict[str, Any],
         md: Markdown,
     ) -> bool:
-        ours = {key: inputs.pop(key) for key in OUR_OPTIONS if key in inputs}
-        if not mx_validator(language, inputs, options, attrs, md):
-            return False
-        if TOKEN not in ours:
-            raise UntrackedBlock(
-                "an executed Python fence that coursekit did not see "
-                f"(is it indented, or inside raw HTML?):\n{inputs}"
-            )
-        options[TOKEN] = ours[TOKEN]
-        return True
+        for key in OUR_OPTIONS:
+            inputs.pop(key, None)
+        return bool(mx_validator(language, inputs, options, attrs, md))
 
     def formatter(
         self,
@@ -78,14 +88,12 @@ class ExecFence:
         md: Markdown,
         **kwargs: Any,
     ) -> str:
-        token = options.pop(TOKEN)
-        result = self.build.results[token]
-        self.build.formatted.add(token)
+        if self.build.page is None:  # a bug: on_page_markdown did not run
+            raise RuntimeError("coursekit: a Python fence formatted outside a page")
+        result, drifted = self.build.page.next(source)
         block = result.block
         if result.failure is not None:
             return error_box("This block failed", result.failure.report())
-        if source.strip("\n") != block.code.strip("\n"):
-            raise CourseError(f"{block.where}: the code shown is not the code that ran")
         memo = files.digest(
             self.markdown_settings, source, result.output, block.raises, block.timing, options
         )
@@ -94,8 +102,8 @@ class ExecFence:
                 self.rendered.clear()
             self.rendered[memo] = self._render(source, options, result, md)
         shown = self.rendered[memo] + self._version_note(result)
-        if token in self.build.drifted:
-            shown = drift_box(self.build.drifted[token]) + shown
+        if drifted is not None:
+            shown = drift_box(drifted) + shown
         if result.after_failure:
             note = "An earlier block of this page failed: this one ran after it."
             return error_box("Ran after a failure", note) + shown

@@ -10,14 +10,15 @@ The MkDocs events it uses, in the order a build runs them:
 
 * ``on_startup`` (once per process): under `mkdocs serve`, a :class:`ServeMemo` that
   lives across rebuilds. Defining it also makes MkDocs keep this plugin object.
-* ``on_config``: a fresh :class:`BuildRun` for the build; markdown-exec's Python fence
-  and the ``d2``/``math`` fences routed through it (so errors name file and line).
+* ``on_config``: a fresh :class:`BuildRun` for the build; the executed Python fence
+  added (:mod:`~coursekit.mkdocs_adapter.exec_fence`) and the ``d2``/``math`` fences
+  routed through the build (so errors name file and line).
 * ``on_files``: the notebooks to execute; the chapter notebooks to generate.
 * ``on_nav``: the order of exercises, quizzes and interview topics.
 * ``on_pre_page`` (before mkdocs-jupyter): a notebook page reads its executed copy.
 * ``on_page_markdown``: the page read once (includes expanded), its blocks run or
-  recalled, its chapter notebook made, the run stamp, short answers, exercise links
-  and quizzes added.
+  recalled (its fences show them as MkDocs renders the page next), its chapter
+  notebook made, the run stamp, short answers, exercise links and quizzes added.
 * ``on_page_content``: every block was shown; notebook pages cleaned and their
   contents linked to their heading ids; copy buttons, step-through assets and notebook
   links added.
@@ -56,7 +57,7 @@ from coursekit.errors import CourseError
 from coursekit.figures import STEP_FIGURE_CLASS
 from coursekit.figures.d2 import rendering
 from coursekit.mkdocs_adapter import notebook_pages
-from coursekit.mkdocs_adapter.build import BuildRun
+from coursekit.mkdocs_adapter.build import BuildRun, PageBlocks
 from coursekit.mkdocs_adapter.config import CourseConfig
 from coursekit.mkdocs_adapter.errors import in_fence, reporting
 from coursekit.mkdocs_adapter.exec_fence import ExecFence
@@ -172,14 +173,15 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         offset = raw.count("\n") - get_data(raw)[0].count("\n")
         source = build.read(markdown, src, offset)
         notebook_pages.generate(build, src, source, config, self.memo)
-        markdown = d2_fence.tag_fences(build.run(source, src), source)
+        blocks = build.run(source, src)  # what the page's Python fences will show
+        markdown = d2_fence.tag_fences(source.text, source)
         if source.blocks:
             markdown = stamp(markdown, build.torch)
         markdown = self._interview(markdown, page, config)
         markdown = exercise_nav.append(markdown, exercise_nav.links(build.exercises, src))
         markdown = self._quizzes(markdown, page, files, offset)
         if self.memo:
-            self.memo.wrap_render(page, _memo_results(build, src), build.formatted)
+            self.memo.wrap_render(page, _memo_results(blocks), blocks)
         return markdown
 
     def _interview(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
@@ -244,7 +246,9 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         build, src = self.build, page.file.src_uri
-        build.check_shown(src)
+        if build.page is not None and build.page.src == src:
+            build.page.check_all_shown()
+        build.page = None  # no fence is formatted outside a page's render
         if src in build.notebook_jobs:
             clean = partial(page_cleanup.page_content, html, src, self.pruner)
             if self.memo:  # under `mkdocs serve`: by the HTML mkdocs-jupyter made
@@ -303,17 +307,10 @@ def with_step_assets(html: str, page_url: str) -> str:
     )
 
 
-def _memo_results(build: BuildRun, src: str) -> list[Any]:
-    tokens = build.page_tokens.get(src, [])
+def _memo_results(blocks: PageBlocks) -> list[Any]:
     return [
-        (
-            r.block,
-            r.output,
-            r.failure.report() if r.failure else None,
-            r.after_failure,
-            build.drifted.get(token),
-        )
-        for token, r in zip(tokens, build.page_results(src), strict=True)
+        (r.block, r.output, r.failure.report() if r.failure else None, r.after_failure, drifted)
+        for r, drifted in zip(blocks.results, blocks.drifted, strict=True)
     ]
 
 

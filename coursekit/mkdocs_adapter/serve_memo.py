@@ -7,8 +7,8 @@ pure functions of what they read, so the plugin keeps one :class:`ServeMemo` for
 life of the serve process and answers them from it, keyed by all of it:
 
 * **Markdown to HTML** (``page.render``): the page's Markdown after the plugin (its
-  includes expanded, its block tokens and quiz HTML in it), the outputs of its blocks,
-  its source path and address, and a digest of what every page depends on
+  includes expanded, its quiz HTML in it), the outputs of its blocks (a hit counts
+  them as shown, as the render did), its source path and address, and a digest of what every page depends on
   (mkdocs.yml, every file of the site and its address). A hit restores everything
   ``render`` sets on the page (HTML, TOC, title, anchors, links to check), so MkDocs
   still validates links and anchors on every build. A notebook page's ``render`` is
@@ -44,7 +44,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Template
 from jinja2.bccache import Bucket, BytecodeCache
@@ -53,6 +53,9 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from coursekit import files as fingerprints
+
+if TYPE_CHECKING:
+    from coursekit.mkdocs_adapter.build import PageBlocks
 
 log = logging.getLogger("mkdocs.plugins.coursekit.memo")
 
@@ -69,7 +72,7 @@ _MAX_ENTRIES = 1024  # per memo: a few times the site's pages, then start again
 @dataclass(frozen=True)
 class _Rendered:
     attributes: dict[str, Any]  # RENDER_ATTRIBUTES as render left them (links by path)
-    formatted: frozenset[str]  # block tokens markdown-exec formatted during the render
+    shown: int  # how many of the page's blocks its fences showed during the render
 
 
 class _WarningCount(logging.Handler):
@@ -147,11 +150,11 @@ class ServeMemo:
 
     # -- page.render -------------------------------------------------------------------
 
-    def wrap_render(self, page: Page, results: list[Any], formatted: set[str]) -> None:
+    def wrap_render(self, page: Page, results: list[Any], blocks: PageBlocks) -> None:
         """Answer this page's ``render`` from the memo when its inputs are unchanged.
 
-        ``results`` are the page's block results (part of the key); ``formatted`` is the
-        build's set of tokens markdown-exec formatted, which a hit must fill in too.
+        ``results`` are the page's block results (part of the key); ``blocks`` counts the
+        fences shown, which a hit must count too.
         """
         original = page.render  # the bound method of the class
 
@@ -161,11 +164,10 @@ class ServeMemo:
             )
             hit = self.pages.get(key)
             if hit is not None and _restore(page, hit.attributes, files):
-                formatted.update(hit.formatted)
+                blocks.shown = hit.shown
                 self.stats["reused"] += 1
                 return
             before = dict(vars(page))
-            seen = set(formatted)
             warnings = _WarningCount()
             loggers = [logging.getLogger(), logging.getLogger("mkdocs")]
             for logger in loggers:
@@ -184,7 +186,7 @@ class ServeMemo:
             known = changed <= RENDER_ATTRIBUTES or changed <= NOTEBOOK_RENDER_ATTRIBUTES
             if warnings.count or not known:
                 return  # a warning must be seen again; an unknown attribute is not restored
-            self.pages[key] = _Rendered(_snapshot(page, changed), frozenset(formatted - seen))
+            self.pages[key] = _Rendered(_snapshot(page, changed), blocks.shown)
 
         page.render = render  # type: ignore[method-assign]  # this page, this build only
 
