@@ -11,6 +11,12 @@ execution cache of its own that starts empty, so every block runs again in a sec
 process. Every pytest process (xdist worker) waits for the same result files, so the
 site is built once per run, however many workers there are. tests/test_determinism.py
 compares the two.
+
+The drift check of the pages then takes its outputs from the deploy build, which has
+just run every block afresh (``pytest_coursekit_fresh_outputs``), instead of running
+every block a third time. The Markdown items run last (coursekit/testing/parallel.py), so
+by then the builds are done. The drift check alone (`pytest docs`, `make record`) still
+runs every page itself.
 """
 
 from __future__ import annotations
@@ -89,6 +95,28 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if pid_file.exists() and not finished:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(int(pid_file.read_text(encoding="utf-8")), signal.SIGTERM)
+
+
+def pytest_coursekit_fresh_outputs(config: pytest.Config, root: Path) -> Path | None:
+    """The deploy build's execution cache, every block of it run in this test run, for the
+    drift check of this project's pages (fixture sites run their own); None when this
+    run builds no site."""
+    if root.resolve() != ROOT:
+        return None
+    if os.environ.get("PREBUILT_SITES"):
+        shared = Path(os.environ["PREBUILT_SITES"]).resolve()
+    else:
+        shared = _shared_dir(config._tmp_path_factory)  # type: ignore[attr-defined]
+        if not (shared / "sites.started").exists():
+            return None
+    result = shared / "built_site_with_repo_url.json"
+    deadline = time.monotonic() + BUILD_TIMEOUT
+    while not result.exists():
+        if time.monotonic() > deadline:
+            return None  # the drift check runs the pages itself; the site tests fail
+        time.sleep(0.2)
+    # Even a failed build leaves the pages it ran before the failure; the rest are run.
+    return shared / "fresh-cache" / "exec"
 
 
 @pytest.hookimpl(tryfirst=True)  # before coursekit.testing.cost prints the summary

@@ -17,7 +17,9 @@ served from the cache. An entry is used only if it parses and matches the key an
 page's block count exactly; anything else (stale, partial, unreadable) is ignored,
 rebuilt and overwritten. Only pages whose blocks all succeeded are stored; entries of
 pages that no longer exist are removed after a full build (:meth:`ExecCache.prune`).
-The drift check never uses this cache.
+The drift check never uses the project's cache. In `make test` it reads the cache of the
+deploy build, which starts empty so that every block runs in that build
+(tests/conftest.py, ``pytest_coursekit_fresh_outputs``).
 """
 
 from __future__ import annotations

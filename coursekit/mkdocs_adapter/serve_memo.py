@@ -8,11 +8,12 @@ life of the serve process and answers them from it, keyed by all of it:
 
 * **Markdown to HTML** (``page.render``): the page's Markdown after the plugin (its
   includes expanded, its quiz HTML in it), the outputs of its blocks (a hit counts
-  them as shown, as the render did), its source path and address, and a digest of what every page depends on
-  (mkdocs.yml, every file of the site and its address). A hit restores everything
-  ``render`` sets on the page (HTML, TOC, title, anchors, links to check), so MkDocs
-  still validates links and anchors on every build. A notebook page's ``render`` is
-  mkdocs-jupyter's, memoized the same way: its "Markdown" is the executed notebook.
+  them as shown, as the render did), its source path and address, and a digest of
+  what every page depends on (mkdocs.yml, every file of the site and its address). A
+  hit restores everything ``render`` sets on the page (HTML, TOC, title, anchors, links
+  to check), so MkDocs still validates links and anchors on every build. A notebook
+  page's ``render`` is mkdocs-jupyter's, memoized the same way: its "Markdown" is the
+  executed notebook.
 * **search entries** (Material's ``SearchIndex.add_entry_from_context``): by the page's
   HTML, TOC, title, address and metadata. The index is still written whole.
 * **quiz HTML**, **chapter notebooks**, **formatted blocks** and **notebook pages**

@@ -7,8 +7,11 @@ item one block of :mod:`coursekit.markdown.page`, run by the build's own loop:
 * only the fences :mod:`coursekit.markdown.fences` calls executed are run (the one
   scanner decides; display-only fences are skipped);
 * the first item of a page runs the whole page with
-  :func:`coursekit.execution.page_run.run_page` (never the build's cache); each item then
-  checks its own block's result against the record of outputs
+  :func:`coursekit.execution.page_run.run_page`, or, when a build of the same run has
+  just run every block afresh, takes that build's outputs of the page (the hook
+  ``pytest_coursekit_fresh_outputs``; tests/conftest.py answers it in `make test`, so
+  each block runs once there, not once more here); each item then checks its own
+  block's result against the record of outputs
   (:func:`coursekit.execution.record.recorded_view`);
 * a block that fails does not hide the blocks after it: they ran too, and each is still
   compared with the record, its report saying it ran after a failure;
@@ -40,6 +43,7 @@ from pytest_markdown_docs.definitions import FenceTestDefinition
 
 from coursekit import numerics, versions
 from coursekit.execution import older
+from coursekit.execution.cache import ExecCache
 from coursekit.execution.compare import Verdict
 from coursekit.execution.page_run import BlockResult, run_page
 from coursekit.execution.record import Record, diff, drift_report, recorded_view
@@ -66,6 +70,22 @@ def pytest_load_initial_conftests() -> None:
     """Before any conftest or test module imports torch (and before xdist starts its
     workers, which inherit the environment): the pinned numerical code paths."""
     numerics.pin()
+
+
+class FreshOutputs:
+    """The hook by which a test run hands the drift check the outputs its build made."""
+
+    @pytest.hookspec(firstresult=True)
+    def pytest_coursekit_fresh_outputs(self, config: pytest.Config, root: Path) -> Path | None:
+        """The execution cache folder (``<cache>/exec``) of a build of the site at ``root``
+        that ran every block afresh during this test run, once it is finished; None (the
+        default) and the drift check runs each page itself. A page the folder has no
+        usable entry for (its build failed before it, or its code differs) is run."""
+        raise NotImplementedError  # a hook specification: only its signature is used
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(FreshOutputs)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -99,6 +119,7 @@ class Site:
     project: Project
     record: Record
     renderer: D2Renderer
+    fresh: ExecCache | None  # a fresh build's outputs of this run (see FreshOutputs)
     pages: dict[str, dict[int, BlockResult]] = field(default_factory=dict)
 
 
@@ -110,6 +131,7 @@ class DriftCheck:
     sites: dict[Path, Site] = field(default_factory=dict)  # by their mkdocs.yml
     unreadable: dict[Path, Exception] = field(default_factory=dict)  # by absolute path
     findings: list[Finding] = field(default_factory=list)
+    recalled: int = 0  # pages whose outputs came from this run's fresh build
 
     def __post_init__(self) -> None:
         self.rewrite = bool(self.config.getoption("--record-outputs"))
@@ -133,7 +155,11 @@ class DriftCheck:
             record = Record.load(project.record)
             if self.older:  # the version notes' record of this (older) release
                 record = older.load(project.root / project.options.older_records, self.torch)
-            self.sites[config] = Site(project, record, D2Renderer(cache))
+            fresh = self.config.hook.pytest_coursekit_fresh_outputs(
+                config=self.config, root=project.root
+            )
+            built = ExecCache(fresh) if fresh is not None else None
+            self.sites[config] = Site(project, record, D2Renderer(cache), built)
         return self.sites[config]
 
     def results(self, path: Path) -> tuple[Site, dict[int, BlockResult]]:
@@ -150,8 +176,15 @@ class DriftCheck:
                 self.unreadable[path.resolve()] = error
                 self.findings.append(Finding(page, "failure", str(error)))
                 raise
-            with rendering(site.renderer):
-                site.pages[page] = {r.block.line: r for r in run_page(source.blocks)}
+            outputs = site.fresh.load(source.blocks) if site.fresh else None
+            if outputs is not None:  # this run's build ran the page: no need to run it again
+                self.recalled += 1
+                pairs = zip(source.blocks, outputs, strict=True)
+                results = [BlockResult(block, output) for block, output in pairs]
+            else:
+                with rendering(site.renderer):
+                    results = run_page(source.blocks)
+            site.pages[page] = {r.block.line: r for r in results}
         return site, site.pages[page]
 
     def check(self, site: Site, result: BlockResult) -> None:

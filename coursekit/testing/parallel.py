@@ -13,7 +13,9 @@ Loaded from pyproject.toml (``-p coursekit.testing.parallel -n auto --dist loadg
   an ``xdist_group`` mark, and ``--dist loadgroup`` sends a group to one worker; every
   other test is spread one by one, as ``--dist load`` would.
 * Tests that need the built site run last, so its build (started in the background by
-  tests/conftest.py as soon as the tests are collected) overlaps the other tests.
+  tests/conftest.py as soon as the tests are collected) overlaps the other tests; so do
+  the Markdown pages' drift-check items, which take the build's outputs when it ran
+  (tests/conftest.py, ``pytest_coursekit_fresh_outputs``).
 """
 
 from __future__ import annotations
@@ -71,6 +73,12 @@ def needs_site(item: pytest.Item) -> bool:
     return bool(SITE_FIXTURES & set(getattr(item, "fixturenames", ())))
 
 
+def runs_late(item: pytest.Item) -> bool:
+    """A test that waits for the site build: it needs the site, or drift-checks a page
+    (whose outputs the build has made by then)."""
+    return needs_site(item) or Path(item.nodeid.split("::", 1)[0]).suffix == ".md"
+
+
 def pytest_itemcollected(item: pytest.Item) -> None:
     # As each test is collected: before any collection_modifyitems hook, among them
     # xdist's, which turns the group marks into node ids on each worker.
@@ -82,4 +90,4 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # A stable sort: every worker must see the same order.
-    items.sort(key=needs_site)
+    items.sort(key=runs_late)
