@@ -258,11 +258,12 @@ def test_a_frozen_batch_norm_still_moves_its_running_statistics(seed: int, n: in
         "copy": copy,
         "torch": torch,
         "nn": nn,
-        "points_a": torch.rand(64, 2) * 4 - 2,
-        "targets_a": torch.randn(64, 3),
-        "points_b": torch.rand(n, 2) * 4 - 2,
-        "targets_b": torch.randn(n, 1),
-        "test_points": torch.rand(16, 2) * 4 - 2,
+        # float64, as on the page (the experiment's models are .double())
+        "points_a": (torch.rand(64, 2) * 4 - 2).double(),
+        "targets_a": torch.randn(64, 3).double(),
+        "points_b": (torch.rand(n, 2) * 4 - 2).double(),
+        "targets_b": torch.randn(n, 1).double(),
+        "test_points": (torch.rand(16, 2) * 4 - 2).double(),
     }
     session = run_region(SNIPPET, "bn-trap", inputs=inputs)
     norm, body = session["norm"], session["frozen_bn_body"]
