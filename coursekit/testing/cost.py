@@ -5,8 +5,12 @@ Loaded from pyproject.toml (``-p coursekit.testing.cost``). Each process that ru
 setup, call and teardown: its own and that of the child processes it waited for (a
 fixture site built in a subprocess, a notebook kernel). The measurement rides on the
 test's report (``user_properties``), so the process that prints the summary sees every
-worker's. Work no test waits for, such as the site builds that tests/conftest.py starts
-in the background, is added with :func:`add_background`.
+worker's. A process that several tests share for the whole session (the Jupyter kernel,
+the browser) is only waited for when the session ends, in the teardown of the worker's
+last test: that teardown is counted in a group of its own, not in its test's group (nor
+in the test's weight for the CI shards, coursekit/testing/shards.py). Work no test
+waits for, such as the site builds that tests/conftest.py starts in the background, is
+added with :func:`add_background`.
 
 CPU-seconds, not wall time: on a shared machine they are the steadier figure. The
 summary is also written as JSON (``.cache/test-cost.json``) for ``make bench``.
@@ -24,6 +28,7 @@ import pytest
 # A test's group, by the start of its node id: the first prefix that matches wins.
 GROUPS = (
     ("docs/", "drift check (every block of every page)"),
+    ("tests/test_portability.py", "portability (every block on two other MKL paths)"),
     ("tests/browser/", "browser"),
     ("tests/maths/", "maths"),
     ("tests/test_notebooks.py", "notebooks"),
@@ -41,7 +46,9 @@ GROUPS = (
     ("tests/test_numerics.py", "builds (fixture sites, serve, cache)"),
 )
 OTHER = "other (units, layout, lint)"
+SHARED = "processes shared by a whole session (kernel, browser), counted at its end"
 PROPERTY = "cpu_seconds"
+SESSION_END = "cpu_seconds_session_end"  # the last test's teardown: see the docstring
 REPORT = Path(".cache") / "test-cost.json"
 
 
@@ -65,7 +72,8 @@ class Cost:
 
     def add(self, group: str, seconds: float, tests: int = 0) -> None:
         self.seconds[group] = self.seconds.get(group, 0.0) + seconds
-        self.tests[group] = self.tests.get(group, 0) + tests
+        if tests:  # a group of work no test waited for counts no tests
+            self.tests[group] = self.tests.get(group, 0) + tests
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # The teardown report carries all three phases' measurements (one list per test).
@@ -74,6 +82,8 @@ class Cost:
             for name, value in report.user_properties:
                 if name == PROPERTY and isinstance(value, float):
                     seconds += value
+                elif name == SESSION_END and isinstance(value, float):
+                    self.add(SHARED, value)
             self.add(group_of(report.nodeid), seconds, tests=1)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -81,6 +91,7 @@ class Cost:
             return
         total = sum(self.seconds.values())
         rows = sorted(self.seconds.items(), key=lambda row: -row[1])
+        rows = [(group, s) for group, s in rows if s >= 0.05 or self.tests.get(group)]
         width = max(len(group) for group, _ in rows)
         terminalreporter.section("CPU-seconds by group")
         for group, seconds in rows:
@@ -110,10 +121,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(config.stash[COST], "coursekit-cost")
 
 
-def _measured(item: pytest.Item) -> Generator[None, None, None]:
+def _measured(item: pytest.Item, name: str = PROPERTY) -> Generator[None, None, None]:
     start = _cpu()
     yield
-    item.user_properties.append((PROPERTY, _cpu() - start))
+    item.user_properties.append((name, _cpu() - start))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -127,5 +138,8 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
-    yield from _measured(item)
+def pytest_runtest_teardown(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, None, None]:
+    # No next test: the session's fixtures end here too, and their processes with them.
+    yield from _measured(item, PROPERTY if nextitem is not None else SESSION_END)
