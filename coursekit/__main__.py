@@ -1,5 +1,7 @@
 """``python -m coursekit notebooks [--check]``: write (or check) the generated notebooks.
 ``python -m coursekit numerics``: the numerical code paths this machine runs the blocks on.
+``python -m coursekit portability --mkl AVX512``: every block, on another of MKL's code
+paths, must print its record (:mod:`coursekit.testing.portability`).
 
 The exercise notebooks come from the exercise pages and snippets, the chapter notebooks
 from the chapter pages; both are committed because Colab opens them from the repository.
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from coursekit import files, numerics
 from coursekit.mkdocs_adapter.project import Project
+from coursekit.testing import portability
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,7 +27,12 @@ def main(argv: list[str] | None = None) -> int:
     notebooks.add_argument("--check", action="store_true", help="only report stale ones")
     notebooks.add_argument("--config-file", type=Path, default=Path("mkdocs.yml"))
     commands.add_parser("numerics", help="print the pinned numerical code paths")
+    portable = commands.add_parser("portability", help="run every block on another MKL path")
+    portable.add_argument("--mkl", choices=portability.MKL_PATHS, required=True)
+    portable.add_argument("--config-file", type=Path, default=Path("mkdocs.yml"))
     args = parser.parse_args(argv)
+    if args.command == "portability":
+        return _portability(args.config_file, args.mkl)
     numerics.pin()
     if args.command == "numerics":
         print(numerics.describe())
@@ -46,6 +54,16 @@ def main(argv: list[str] | None = None) -> int:
         files.atomic_write(path, wanted[path])
         print(f"wrote {path.relative_to(project.root)}")
     return 0
+
+
+def _portability(config_file: Path, mkl: str) -> int:
+    project = Project.load(config_file)  # its plugin pins the usual paths: torch not yet
+    numerics.pin({**numerics.PINNED, "MKL_CBWR": mkl})
+    count, found = portability.problems(project, mkl)
+    for problem in found:
+        print(problem, end="\n\n", file=sys.stderr)
+    print(f"{count} blocks on MKL's {mkl} path: {len(found)} do not print their record")
+    return 1 if found else 0
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from types import MappingProxyType
 
 from coursekit.errors import CourseError
@@ -42,19 +43,20 @@ class NumericsError(CourseError, RuntimeError):
     """torch was imported with other numerical code paths than the pinned ones."""
 
 
-def pin() -> None:
+def pin(paths: Mapping[str, str] = PINNED) -> None:
     """Set the pinned code paths for this process and the processes it starts.
 
     Called again after torch is imported, it only checks: the settings cannot change any
     more, so a process that imported torch first fails here instead of printing other
-    digits than the record.
+    digits than the record. Only the portability check (coursekit/testing/portability.py)
+    asks for other ``paths``.
     """
     if "torch" not in sys.modules:
-        os.environ.update(PINNED)
+        os.environ.update(paths)
         return
-    wrong = {k: os.environ.get(k) for k, v in PINNED.items() if os.environ.get(k) != v}
+    wrong = {k: os.environ.get(k) for k, v in paths.items() if os.environ.get(k) != v}
     if wrong:
-        settings = ", ".join(f"{k}={v}" for k, v in PINNED.items())
+        settings = ", ".join(f"{k}={v}" for k, v in paths.items())
         raise NumericsError(
             f"torch was imported before coursekit pinned its numerical code paths "
             f"({', '.join(f'{k}={v}' for k, v in wrong.items())}); import coursekit's "
