@@ -66,18 +66,25 @@ def start_site_builds(factory: pytest.TempPathFactory) -> Path:
     with FileLock(str(shared / "sites.lock")):
         started = shared / "sites.started"
         if not started.exists():
+            # Through a shell that leaves it running and returns: the builder is then no
+            # child of this worker, which would reap it whenever it next starts a process
+            # and count its CPU-seconds in whatever test that is (they are counted once,
+            # from its result files, in pytest_terminal_summary).
             builder = subprocess.Popen(
                 [
+                    "/bin/sh",
+                    "-c",
+                    '"$0" "$@" >/dev/null 2>&1 &',
                     sys.executable,
                     str(ROOT / "tests" / "support.py"),
                     "sites",
                     str(shared),
                     TEST_REPO_URL,
                 ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,  # outlives the worker that started it
+                start_new_session=True,  # its own process group, which outlives this worker
             )
+            builder.wait()
+            # The shell's pid names the process group that the builder stays in.
             (shared / "sites.pid").write_text(str(builder.pid), encoding="utf-8")
             started.touch()
     return shared
