@@ -101,6 +101,7 @@ def worker(rank: int, port: int, results: Any) -> None:
         report["grad after micro-batch 2"] = model.module.weight.grad.tolist()
         report["all-reduces after micro-batch 2"] = len(all_reduces)
         results.put(report)
+        dist.barrier()  # no process leaves the group while another still talks to it
     finally:
         dist.destroy_process_group()
 
