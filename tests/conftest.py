@@ -116,12 +116,8 @@ def pytest_coursekit_fresh_outputs(config: pytest.Config, root: Path) -> Path | 
         shared = _shared_dir(config._tmp_path_factory)  # type: ignore[attr-defined]
         if not (shared / "sites.started").exists():
             return None
-    result = shared / "built_site_with_repo_url.json"
-    deadline = time.monotonic() + BUILD_TIMEOUT
-    while not result.exists():
-        if time.monotonic() > deadline:
-            return None  # the drift check runs the pages itself; the site tests fail
-        time.sleep(0.2)
+    if not _finished(shared / "built_site_with_repo_url.json"):
+        return None  # the drift check runs the pages itself; the site tests fail
     # Even a failed build leaves the pages it ran before the failure; the rest are run.
     return shared / "fresh-cache" / "exec"
 
@@ -141,14 +137,21 @@ def pytest_terminal_summary(config: pytest.Config) -> None:
             add_background(config, "builds (the whole site, twice, in the background)", cpu)
 
 
-def wait_for_site(factory: pytest.TempPathFactory, name: str) -> Path:
-    shared = start_site_builds(factory)
-    result_file = shared / f"{name}.json"
+def _finished(result_file: Path) -> bool:
+    """Wait (at most BUILD_TIMEOUT) for a background build's result file."""
     deadline = time.monotonic() + BUILD_TIMEOUT
     while not result_file.exists():
         if time.monotonic() > deadline:
-            pytest.fail(f"the site build ({name}) did not finish", pytrace=False)
+            return False
         time.sleep(0.2)
+    return True
+
+
+def wait_for_site(factory: pytest.TempPathFactory, name: str) -> Path:
+    shared = start_site_builds(factory)
+    result_file = shared / f"{name}.json"
+    if not _finished(result_file):
+        pytest.fail(f"the site build ({name}) did not finish", pytrace=False)
     result = json.loads(result_file.read_text(encoding="utf-8"))
     if result["returncode"] != 0:
         pytest.fail(f"the strict build ({name}) failed:\n{result['log']}", pytrace=False)

@@ -131,7 +131,6 @@ class DriftCheck:
     sites: dict[Path, Site] = field(default_factory=dict)  # by their mkdocs.yml
     unreadable: dict[Path, Exception] = field(default_factory=dict)  # by absolute path
     findings: list[Finding] = field(default_factory=list)
-    recalled: int = 0  # pages whose outputs came from this run's fresh build
 
     def __post_init__(self) -> None:
         self.rewrite = bool(self.config.getoption("--record-outputs"))
@@ -178,7 +177,6 @@ class DriftCheck:
                 raise
             outputs = site.fresh.load(source.blocks) if site.fresh else None
             if outputs is not None:  # this run's build ran the page: no need to run it again
-                self.recalled += 1
                 pairs = zip(source.blocks, outputs, strict=True)
                 results = [BlockResult(block, output) for block, output in pairs]
             else:

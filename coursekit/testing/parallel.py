@@ -56,7 +56,7 @@ def _group(item: pytest.Item) -> str | None:
     if callspec is not None and "page_path" in callspec.params:
         return f"page:{callspec.params['page_path']}"
     where = item.nodeid.split("::", 1)[0]
-    if Path(where).suffix == ".md":
+    if _is_page(item):
         return f"md:{where}"
     if _uses_module_fixture(item):
         return f"module:{where}"
@@ -76,7 +76,12 @@ def needs_site(item: pytest.Item) -> bool:
 def runs_late(item: pytest.Item) -> bool:
     """A test that waits for the site build: it needs the site, or drift-checks a page
     (whose outputs the build has made by then)."""
-    return needs_site(item) or Path(item.nodeid.split("::", 1)[0]).suffix == ".md"
+    return needs_site(item) or _is_page(item)
+
+
+def _is_page(item: pytest.Item) -> bool:
+    """A drift-check item: a block of a Markdown page."""
+    return Path(item.nodeid.split("::", 1)[0]).suffix == ".md"
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
