@@ -41,6 +41,9 @@ for key, value in QUIET_ENV.items():
 # (as pytest-markdown-docs would, to read docstrings), one raises on purpose.
 collect_ignore = ["fixtures", "mistakes"]
 
+# Claim checks: tests that prove a sentence of a page (tests/harness/claims.py).
+pytest_plugins = ("harness.claims",)
+
 TEST_REPO_URL = "https://github.com/example/course"
 SITES = ("built_site", "built_site_with_repo_url")  # what the background builder makes
 BUILD_TIMEOUT = 1800

@@ -117,9 +117,10 @@ class Site:
     """One site's project and record, read on first use."""
 
     project: Project
-    record: Record
+    record: Record  # today's record; with --older, the older release's
     renderer: D2Renderer
     fresh: ExecCache | None  # a fresh build's outputs of this run (see FreshOutputs)
+    today: Record | None = None  # with --older: the record of the pinned release
     pages: dict[str, dict[int, BlockResult]] = field(default_factory=dict)
 
 
@@ -151,14 +152,14 @@ class DriftCheck:
         if config not in self.sites:
             project = Project.load(config)
             cache = project.root / project.options.cache_dir / "d2"
-            record = Record.load(project.record)
+            record = today = Record.load(project.record)
             if self.older:  # the version notes' record of this (older) release
                 record = older.load(project.root / project.options.older_records, self.torch)
             fresh = self.config.hook.pytest_coursekit_fresh_outputs(
                 config=self.config, root=project.root
             )
             built = ExecCache(fresh) if fresh is not None else None
-            self.sites[config] = Site(project, record, D2Renderer(cache), built)
+            self.sites[config] = Site(project, record, D2Renderer(cache), built, today)
         return self.sites[config]
 
     def results(self, path: Path) -> tuple[Site, dict[int, BlockResult]]:
@@ -188,8 +189,10 @@ class DriftCheck:
     def check(self, site: Site, result: BlockResult) -> None:
         """Fail the item of a block that failed or drifted, and note it for the report."""
         block = result.block
-        if self.older and not block.changed:
-            return  # an older release is checked only where a version note shows it
+        # On an older release a block without a version note must print today's record:
+        # a block whose output changed at an upgrade needs a note on its page.
+        record = site.today if self.older and not block.changed else site.record
+        assert record is not None
         if result.failure is not None:
             note = (
                 " (it ran after an earlier block of the page failed)"
@@ -199,18 +202,24 @@ class DriftCheck:
             report = result.failure.report() + note
             self.findings.append(Finding(block.where, "failure", report))
             raise BlockFailed(report)
-        if self.rewrite:
-            return
-        verdict, expected, output = site.record.compare(block, result.output)
+        if self.rewrite and (not self.older or block.changed):
+            return  # recorded at the end (with --older, only the noted blocks)
+        verdict, expected, output = record.compare(block, result.output)
         if verdict is Verdict.NUMERICAL:
             # Another CPU or BLAS: reported in a section of its own, never a failure.
-            shown = diff(expected or "", output, site.record.torch, self.torch)
+            shown = diff(expected or "", output, record.torch, self.torch)
             self.findings.append(Finding(block.where, "numerical", shown, key=block.key))
         if verdict is Verdict.REAL:
-            recorded = site.record.torch
+            recorded = record.torch
             text = drift_report(
                 block, expected, output, recorded, self.torch, after_failure=result.after_failure
             )
+            if self.older and not block.changed:
+                text += (
+                    f"\nPyTorch {self.torch} prints something other than the record: if "
+                    'a release changed this, mark the block changed="<note>" (a version note '
+                    "of mkdocs.yml) and run `make older`"
+                )
             shown = diff(expected or "", output, recorded, self.torch)
             self.findings.append(
                 Finding(

@@ -253,9 +253,10 @@ print("x.grad after backward():", x.grad)
 # --8<-- [start:forward-mode-start]
 import warnings
 
-# PyTorch 2.14+ warns about its own use of torch.jit.script on the first forward-mode
-# call. Hide exactly that warning, by its message and its category:
-warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
+# PyTorch warns about its own use of torch.jit.script on the first forward-mode call
+# (a FutureWarning since 2.14, a DeprecationWarning before). Hide exactly that warning,
+# by its message:
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
 x = torch.tensor([0.0, 1.0])
 x_dot = torch.tensor([1.0, 2.0])  # the tangent: how fast each entry of x moves
 # --8<-- [end:forward-mode-start]

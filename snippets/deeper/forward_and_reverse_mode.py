@@ -6,9 +6,9 @@ import warnings
 
 import torch
 
-# PyTorch 2.14+ warns about its own use of torch.jit.script. Hide exactly that warning,
-# by its message and its category:
-warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
+# PyTorch warns about its own use of torch.jit.script (a FutureWarning since 2.14, a
+# DeprecationWarning before). Hide exactly that warning, by its message:
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
 torch.func.jvp(torch.sin, (torch.zeros(1),), (torch.ones(1),))  # the first forward-mode call
 # --8<-- [end:quiet-start]
 

@@ -58,9 +58,9 @@ print("g has a grad_fn:", g.grad_fn is not None)
 # --8<-- [start:forward-over-reverse]
 import warnings
 
-# The first forward-mode call makes PyTorch 2.14+ warn about its own use of
-# torch.jit.script: hide exactly that warning, by its message and its category.
-warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
+# The first forward-mode call makes PyTorch warn about its own use of torch.jit.script
+# (FutureWarning since 2.14, DeprecationWarning before): hide exactly that warning.
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
 
 # torch.func.grad(f) is a function that returns f's gradient. Its JVP along v is the
 # directional derivative of the gradient, which is H v: forward mode over reverse mode.

@@ -8,8 +8,8 @@ import warnings
 
 import torch
 
-# PyTorch 2.14+ warns from inside torch the first time forward mode runs (not your code).
-warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
+# PyTorch warns from inside torch the first time forward mode runs (not your code).
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
 
 xs = torch.tensor([0.0, 0.5, 1.0, 1.5])  # 4 data points
 ys = torch.tensor([1.0, 1.6, 2.9, 4.4])
@@ -38,8 +38,8 @@ import warnings
 
 import torch
 
-# PyTorch 2.14+ warns from inside torch the first time forward mode runs (not your code).
-warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
+# PyTorch warns from inside torch the first time forward mode runs (not your code).
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
 
 xs = torch.tensor([0.0, 0.5, 1.0, 1.5])
 ys = torch.tensor([1.0, 1.6, 2.9, 4.4])

@@ -7,8 +7,8 @@ import warnings
 
 import torch
 
-# PyTorch 2.14+ warns from inside torch the first time forward mode runs (not your code).
-warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
+# PyTorch warns from inside torch the first time forward mode runs (not your code).
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
 
 
 def f(x):
@@ -29,8 +29,8 @@ import warnings
 
 import torch
 
-# PyTorch 2.14+ warns from inside torch the first time forward mode runs (not your code).
-warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", FutureWarning)
+# PyTorch warns from inside torch the first time forward mode runs (not your code).
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
 
 
 def f(x):

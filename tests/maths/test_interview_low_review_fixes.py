@@ -9,8 +9,6 @@
 * docs/interview/what-does-autograd-save-for-the-backward-pass.md: 5 + 14 b numbers
   saved for a batch of b, of which 6 b (the ReLU's output and the network's output) are
   made by the forward pass only for backward.
-* docs/interview/what-is-the-straight-through-estimator.md: the plain detach-trick STE
-  has gradient 1 everywhere; the clipped one 1 where |w| <= 1 and 0 elsewhere.
 
 Each test runs the page's own regions (snippets/interview/...).
 """
@@ -27,7 +25,6 @@ from tests.maths import run_region
 SOFTMAX = "interview/gradient_of_softmax_cross_entropy"
 VALIDATION = "interview/why_does_a_validation_loop_use_no_grad"
 SAVED = "interview/what_does_autograd_save_for_the_backward_pass"
-STE = "interview/what_is_the_straight_through_estimator"
 
 
 @settings(max_examples=20, deadline=None)
@@ -68,12 +65,3 @@ def test_numbers_saved_and_made_for_backward() -> None:
     batch = page["inputs"].shape[0]
     assert sum(t.numel() for t in page["saved"]) == 5 + 14 * batch
     assert page["made_for_backward"] == (5 + 1) * batch
-
-
-def test_plain_and_clipped_straight_through_gradients() -> None:
-    page = run_region(STE, "zero-gradient", "sign-ste", "detach-trick")
-    w = page["w"].detach()
-    torch.testing.assert_close(page["w"].grad, (w.abs() <= 1).float())  # clipped
-    plain_line = next(line for line in page.output.splitlines() if line.startswith("plain"))
-    assert "gradient tensor([1., 1., 1., 1.])" in plain_line
-    torch.testing.assert_close(page["clipped"].detach(), torch.where(w >= 0, 1.0, -1.0))

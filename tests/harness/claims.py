@@ -1,0 +1,144 @@
+"""Claim checks: a test that proves one sentence of a page, at the edges where it breaks.
+
+A sentence that says how PyTorch behaves over a range of inputs, that two things are the
+same, or that something is 0, raises, frees, keeps or stays, gets a test that runs the
+page's own code (``tests/maths``: ``run_region``) on the inputs where such a sentence
+breaks, and says which sentence it proves::
+
+    @pytest.mark.claim("docs/interview/what-is-the-straight-through-estimator.md",
+                       "gives gradient 0 at w = ±1", note="clamp-bounds")
+    def test_clipped_trick_at_the_bounds() -> None: ...
+
+* The quote must stand in the page as written (a run of white space counts as one
+  space): a sentence that is rewritten leads back to its check, and a check never
+  outlives its sentence.
+* ``note="<name>"``: the claim holds since that version note's release (mkdocs.yml,
+  ``version_notes``) and not before. The note must be shown on the page: a block of it
+  is marked ``changed="<name>"``. On a release older than the note's, the check must
+  fail (a strict xfail: if it passes there, the note is wrong); every check without a
+  note must pass on every release. `make older-check` runs the claim checks on the older
+  release of the version notes, so a claim whose verdict changes at an upgrade, without
+  a note on its page, fails there.
+
+A claim that breaks any of these rules stops the run before any test runs, naming the
+test's file and line.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+from packaging.version import Version
+
+from coursekit import versions
+from coursekit.execution.older import Note, notes
+from coursekit.mkdocs_adapter.project import Project
+
+ROOT = Path(__file__).resolve().parents[2]
+MARKER = "claim(page, quote, note=None): this test proves that sentence of that page"
+
+
+@dataclass(frozen=True)
+class Claim:
+    page: str  # "docs/...md", from the project's root
+    quote: str  # the sentence, or enough of it, as the page's Markdown has it
+    note: str | None  # the version note since which it holds
+
+
+def claim_of(item: pytest.Item) -> Claim | None:
+    mark = item.get_closest_marker("claim")
+    if mark is None:
+        return None
+    page, quote = mark.args if len(mark.args) == 2 else (None, None)
+    if not isinstance(page, str) or not isinstance(quote, str) or set(mark.kwargs) - {"note"}:
+        raise _refused(item, "write @pytest.mark.claim(page, quote) or (page, quote, note=...)")
+    return Claim(page, quote, mark.kwargs.get("note"))
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@cache
+def _project() -> Project:
+    return Project.load(ROOT / "mkdocs.yml")
+
+
+@cache
+def _notes() -> dict[str, Note]:
+    return notes(_project().options.version_notes)
+
+
+@cache
+def _page(page: str) -> tuple[str, frozenset[str]]:
+    """A page's text (white space squeezed) and the version notes its blocks show."""
+    path = ROOT / page
+    text = path.read_text(encoding="utf-8")
+    shown = frozenset(b.changed for b in _project().read(path).blocks if b.changed)
+    return _squeezed(text), shown
+
+
+def problem(claim: Claim) -> str | None:
+    """Why this claim cannot stand, or None."""
+    if not (ROOT / claim.page).is_file():
+        return f"its page {claim.page} does not exist"
+    text, shown = _page(claim.page)
+    if not claim.quote.strip() or _squeezed(claim.quote) not in text:
+        return (
+            f"{claim.page} does not say {claim.quote!r} (any more): prove the sentence "
+            "it says now, and quote that"
+        )
+    if claim.note is not None:
+        if claim.note not in _notes():
+            known = ", ".join(sorted(_notes())) or "none"
+            return f"note={claim.note!r} is no version note of mkdocs.yml (known: {known})"
+        if claim.note not in shown:
+            return (
+                f"its version note {claim.note!r} is not on {claim.page}: mark the block "
+                f'that shows the change changed="{claim.note}"'
+            )
+    return None
+
+
+def _where(item: pytest.Item) -> str:
+    function = getattr(item, "function", None)
+    if function is None:
+        return item.nodeid
+    path = Path(inspect.getsourcefile(function) or item.path)
+    line = inspect.getsourcelines(function)[1]
+    return f"{path.relative_to(ROOT)}:{line}"
+
+
+def _refused(item: pytest.Item, why: str) -> pytest.UsageError:
+    return pytest.UsageError(f"{_where(item)}: claim check {item.name}: {why}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", MARKER)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    running = Version(versions.torch())
+    for item in items:
+        claim = claim_of(item)
+        if claim is None:
+            continue
+        why = problem(claim)
+        if why is not None:
+            raise _refused(item, why)
+        if claim.note is not None:
+            note = _notes()[claim.note]
+            if running < Version(note.since):
+                item.add_marker(
+                    pytest.mark.xfail(
+                        strict=True,
+                        reason=f"PyTorch {running} is older than {note.since}, the release "
+                        f"since which it holds (version note {claim.note!r}); if it passes "
+                        "here, the note is wrong",
+                    )
+                )
