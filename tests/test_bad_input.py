@@ -69,6 +69,8 @@ CASES = [
     Case("unshown-block", "docs/index.md:6: this block ran, but no fence showed its output", None),
     # markdown-exec's own python fence would have to be overwritten: refused, not done.
     Case("python-fence-taken", "mkdocs.yml: another fence is registered for py, python", None),
+    # Maths that reached the page as text, whatever produced it (coursekit/content/raw_tex.py).
+    Case("raw-tex", "docs/index.md:6: the built page shows TeX as text", None),
     # The notebook's cell error (coursekit/notebooks/execute.py); no Markdown block.
     Case("failing-notebook", "docs/broken.ipynb: code cell 2 failed: IndexError", None),
 ]

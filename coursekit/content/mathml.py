@@ -22,7 +22,10 @@ from coursekit.content.errors import FenceFailure
 from coursekit.errors import CourseError
 
 # $...$ with no space just inside the dollars and no digit after the closing one (Pandoc).
-INLINE_MATH = r"(?<![\\$\w])\$(?=[^\s$])(?P<tex>(?:\\\$|[^$\n])+?)(?<=\S)\$(?![\w$])"
+# As in Pandoc, the maths may go on over a line break, not over a blank line: a paragraph
+# wrapped in the middle of a formula still renders (a blank line never reaches an inline
+# pattern, but a list item's text can hold one).
+INLINE_MATH = r"(?<![\\$\w])\$(?=[^\s$])(?P<tex>(?:\\\$|[^$\n]|\n(?![ \t]*\n))+?)(?<=\S)\$(?![\w$])"
 
 
 class MathError(CourseError, ValueError):
@@ -42,7 +45,9 @@ class _InlineMath(InlineProcessor):
     def handleMatch(  # type: ignore[override]  # the stubs give only Pattern's signature
         self, m: re.Match[str], data: str
     ) -> tuple[Any, int, int]:
-        placeholder = self.md.htmlStash.store(to_mathml(m["tex"], display=False))
+        # A line break inside the maths is a space, as in TeX (and in its alttext).
+        tex = re.sub(r"\s*\n\s*", " ", m["tex"])
+        placeholder = self.md.htmlStash.store(to_mathml(tex, display=False))
         return placeholder, m.start(0), m.end(0)
 
 

@@ -23,7 +23,8 @@ The MkDocs events it uses, in the order a build runs them:
   contents linked to their heading ids; copy buttons, step-through assets and notebook
   links added.
 * ``on_page_context``: the meta description escaped; edit links of notebooks.
-* ``on_post_page`` (before mkdocs-jupyter copies the download): the clean notebook.
+* ``on_post_page`` (before mkdocs-jupyter copies the download): a page that shows TeX
+  as text refused; the clean notebook.
 * ``on_post_build``: the summary line; caches of pages and notebooks that are gone.
 """
 
@@ -51,13 +52,13 @@ from mkdocs.utils.templates import TemplateContext
 
 from coursekit import files as fingerprints
 from coursekit import numerics
-from coursekit.content import copy_buttons, d2_fence, exercise_nav, interview, quiz
+from coursekit.content import copy_buttons, d2_fence, exercise_nav, interview, quiz, raw_tex
 from coursekit.content.output_box import stamp
 from coursekit.errors import CourseError
 from coursekit.figures import STEP_FIGURE_CLASS
 from coursekit.figures.d2 import rendering
 from coursekit.mkdocs_adapter import notebook_pages
-from coursekit.mkdocs_adapter.build import BuildRun, PageBlocks
+from coursekit.mkdocs_adapter.build import BuildRun, PageBlocks, serve_log
 from coursekit.mkdocs_adapter.config import CourseConfig
 from coursekit.mkdocs_adapter.errors import in_fence, reporting
 from coursekit.mkdocs_adapter.exec_fence import ExecFence
@@ -272,6 +273,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     @event_priority(100)  # before mkdocs-jupyter copies the download next to the page
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        _refuse_raw_tex(self.build, output, page)
         notebook_pages.restore_source(self.build, page)
         return output
 
@@ -305,6 +307,26 @@ def with_step_assets(html: str, page_url: str) -> str:
         f'<link rel="stylesheet" href="{stylesheet}">\n{html}\n'
         f'<script src="{script}" defer></script>'
     )
+
+
+def _refuse_raw_tex(build: BuildRun, output: str, page: Page) -> None:
+    """A written page that shows TeX source as text fails the build (is printed under
+    `mkdocs serve`), naming the page and the line of its source."""
+    shown = raw_tex.raw_tex(output)
+    if not shown:
+        return
+    line = raw_tex.source_line(page.file.content_string, shown[0])
+    where = f"docs/{page.file.src_uri}" + (f":{line}" if line else "")
+    problem = (
+        f"{where}: the built page shows TeX as text, not maths: {shown[0][:80]!r}"
+        + (f" (and {len(shown) - 1} more)" if len(shown) > 1 else "")
+        + ". Is a $...$ formula broken (a space just inside a dollar, a blank line), or "
+        "maths inside raw HTML?"
+    )
+    if build.serving:
+        serve_log().error("%s", problem)
+        return
+    raise CourseError(problem)
 
 
 def _memo_results(blocks: PageBlocks) -> list[Any]:
