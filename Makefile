@@ -61,8 +61,11 @@ older: $(OLD_VENV)/.deps  ## record what OLD_TORCH prints for the blocks marked 
 
 # The claim checks (tests/maths) too: one whose verdict differs on OLD_TORCH must name a
 # version note of its page (tests/harness/claims.py).
-older-check: $(OLD_VENV)/.deps  ## every block and every claim check on OLD_TORCH (weekly workflow)
-	$(OLD_VENV)/bin/python -m pytest docs tests/maths --older -p no:randomly -n 0
+# The chapter notebooks whose output depends on the release run in a kernel of OLD_TORCH.
+older-check: $(OLD_VENV)/.deps  ## every block, claim check and noted notebook on OLD_TORCH (weekly)
+	$(OLD_VENV)/bin/python -m pytest docs tests/maths \
+	  tests/test_notebooks.py::test_chapter_notebook_prints_the_recorded_outputs \
+	  --older -p no:randomly -n 0
 
 notebooks: $(VENV)/.site-deps  ## regenerate the committed exercise and chapter notebooks
 	$(BIN)/python -m coursekit notebooks
