@@ -324,6 +324,9 @@ def test_chapter_notebook_prints_the_recorded_outputs(
             )
         if printed(ran, "stderr"):
             problems.append(f"{block.where} wrote to stderr: {printed(ran, 'stderr')}")
+        value = shown(ran)[2]
+        if value:  # Jupyter shows a last line's value; the page shows only what is printed
+            problems.append(f"{block.where} (cell {cell.cell_id}) shows a value: {value!r}")
     assert not problems, "\n\n".join(problems)
 
 
@@ -413,6 +416,15 @@ def test_expected_errors_are_printed_and_the_notebook_goes_on(tmp_path: Path) ->
     execute.execute(notebook, "demo")
     outputs = [printed(cell) for cell in notebook.cells if cell.cell_type == "code"]
     assert outputs[1:] == ["9\n", "before\nZeroDivisionError: division by zero\n"]
+
+
+def test_a_value_the_page_does_not_show_is_not_shown(tmp_path: Path) -> None:
+    """A cell that ends in a bare expression ends with ";" (Jupyter would show its value);
+    one that ends in print is left as the page has it."""
+    page = """# Values\n\n```python exec="on"\nx = [1]\nx.append(2)  # grows\n```\n
+```python exec="on"\nprint(x)\n```\n"""
+    cells = [c.source for c in _page(tmp_path, page).cells if c.cell_type == "code"]
+    assert cells[1:] == ["x = [1]\nx.append(2);  # grows", "print(x)"]
 
 
 def test_blocks_that_need_coursekit_are_left_out(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ keys, no outputs.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import io
 import re
@@ -165,6 +166,24 @@ def _expecting(code: str, error: str, where: str) -> str:
     )
 
 
+def _quiet_last_value(code: str) -> str:
+    """End a last line that is a bare expression (``model.train()``) with ``;``: Jupyter
+    would show its value, which the page, printing only what ``print`` prints, does not."""
+    try:
+        last = ast.parse(code).body[-1:]
+    except SyntaxError:
+        return code  # the page's own run reports it
+    if not last or not isinstance(last[0], ast.Expr) or last[0].end_lineno is None:
+        return code
+    value = last[0].value
+    if isinstance(value, ast.Call) and getattr(value.func, "id", None) == "print":
+        return code  # prints, and its value (None) is never shown
+    lines = code.split("\n")
+    row, column = last[0].end_lineno - 1, last[0].end_col_offset or 0
+    lines[row] = lines[row][:column] + ";" + lines[row][column:]
+    return "\n".join(lines)
+
+
 def _cell_id(fence: Fence, index: int, used: set[str]) -> str:
     """A stable id: the included region's name when there is one, else block-N."""
     regions = re.findall(r'^\s*-+8<-+\s+["\'][^"\']*:([\w-]+)["\']\s*$', fence.body, re.M)
@@ -190,6 +209,7 @@ def cells(page: PageSource) -> list[Cell]:
             continue
         if block.raises:
             code = _expecting(code, block.raises, block.where)
+        code = _quiet_last_value(code)
         found.append(Cell(index, block.line, fence, code, _cell_id(fence, index, used)))
     return found
 
