@@ -257,9 +257,20 @@ def test_chapter_notebook_is_clean(page: Path) -> None:
     assert json.loads(text) == json.loads(json.dumps(json.loads(text), sort_keys=True))
     assert notebook.cells[0].cell_type == "code" and notebook.cells[0].id == "setup"
     assert "torch.__version__" in notebook.cells[0].source
+    # Each code cell carries its block's recorded output (none for measured times), so a
+    # reader offline sees what it should print.
+    source = PROJECT.read(page)
+    made = zip(chapters.cells(source), source.blocks, strict=True)
+    blocks = {cell.cell_id: block for cell, block in made if cell.in_notebook}
     for cell in notebook.cells:
         if cell.cell_type == "code":
-            assert not cell.outputs and cell.execution_count is None
+            assert cell.execution_count is None
+            block = blocks.get(cell.id)
+            recorded = _record().expected(block.page, block.key) if block else None
+            if block is None or block.timing or not recorded:
+                assert not cell.outputs, cell.id
+            else:
+                assert printed(cell, "stdout") == recorded and len(cell.outputs) == 1, cell.id
             assert "--8<--" not in cell.source, "an include was left unexpanded"
             assert "coursekit" not in cell.source, "Colab does not have coursekit"
         else:

@@ -49,6 +49,24 @@ def test_every_executed_block_has_a_recorded_output() -> None:
     assert not missing, f"blocks without a recorded output (run `make record`): {missing}"
 
 
+# Warnings PyTorch raises once per process, from its own code: a block would print them
+# only when its page happened to be the first to trigger them in the build's process.
+ONCE_PER_PROCESS = ("`torch.jit.script` is deprecated",)
+
+
+def test_no_output_depends_on_which_page_ran_first() -> None:
+    found = [
+        f"{page} block {key!r}"
+        for page, blocks in RECORD.pages.items()
+        for key, output in blocks.items()
+        if any(warning in output for warning in ONCE_PER_PROCESS)
+    ]
+    assert not found, (
+        f"outputs that hold a warning PyTorch gives once per process (hide it by its "
+        f"message, as docs/deeper/forward-and-reverse-mode.md does): {found}"
+    )
+
+
 def test_the_record_names_the_pytorch_that_produced_it() -> None:
     assert RECORD.torch, "the record must say which PyTorch version produced it"
 

@@ -79,14 +79,18 @@ def generate(
     if entry is None:
         return
 
+    recorded = build.record.pages.get(build.page_path(src_uri), {}) if build.record else {}
+
     def make() -> str:
-        return render(chapters.build(source, build.torch, build.older.notes))
+        return render(chapters.build(source, build.torch, build.older.notes, recorded))
 
     if memo is None:
         content = make()
     else:
         notes = sorted((name, repr(note)) for name, note in build.older.notes.items())
-        key = fingerprints.digest(src_uri, source.text, source.written, build.torch, notes)
+        key = fingerprints.digest(
+            src_uri, source.text, source.written, build.torch, notes, sorted(recorded.items())
+        )
         content = memo.notebook(key, make)
     entry.file.content_string = content
     if entry.committed != content:

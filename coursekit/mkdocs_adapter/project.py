@@ -19,6 +19,7 @@ from mkdocs.utils.meta import get_data
 
 from coursekit import versions
 from coursekit.execution import older
+from coursekit.execution.record import Record
 from coursekit.markdown.includes import Includes
 from coursekit.markdown.page import PageSource, read_page
 from coursekit.mkdocs_adapter.config import CourseConfig
@@ -56,6 +57,11 @@ class Project:
     @property
     def record(self) -> Path:
         return self.root / self.options.record
+
+    @cached_property
+    def recorded_outputs(self) -> dict[str, dict[str, str]]:
+        """The record's outputs by page and block key (none where the site keeps none)."""
+        return Record.load(self.record).pages if self.options.record else {}
 
     # -- pages ---------------------------------------------------------------------------
 
@@ -122,7 +128,8 @@ class Project:
 
     def chapter_notebook(self, page: Path) -> str:
         notes = older.notes(self.options.version_notes)
-        return render(chapters.build(self.read(page), versions.torch(), notes))
+        recorded = self.recorded_outputs.get(page.relative_to(self.root).as_posix(), {})
+        return render(chapters.build(self.read(page), versions.torch(), notes, recorded))
 
     def notebooks(self) -> dict[Path, str]:
         """Every generated notebook: its path and the JSON it should hold."""

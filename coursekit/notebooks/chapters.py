@@ -234,8 +234,18 @@ def _other_fence(fence: Fence, body: list[str], closing: str) -> list[str]:
     return [fence.opening, *body, closing]
 
 
-def build(page: PageSource, torch_version: str, notes: Mapping[str, Note]) -> nbformat.NotebookNode:
-    """The notebook of one chapter page, read without its front matter."""
+def build(
+    page: PageSource,
+    torch_version: str,
+    notes: Mapping[str, Note],
+    recorded: Mapping[str, str] | None = None,
+) -> nbformat.NotebookNode:
+    """The notebook of one chapter page, read without its front matter.
+
+    ``recorded`` (the page's recorded outputs, by block key) become the code cells'
+    outputs, so that a reader offline sees what each cell should print; a cell whose
+    output holds measured times (timing="on") is left without one."""
+    block_of = {f.line: b for f, b in zip(page.executed_fences(), page.blocks, strict=True)}
     by_line = {cell.fence.line: cell for cell in cells(page)}
     names = sorted({block.changed for block in page.blocks if block.changed})
     changes = [notes[name] for name in names if name in notes]
@@ -263,7 +273,12 @@ def build(page: PageSource, torch_version: str, notes: Mapping[str, Note]) -> nb
             cell = by_line.get(fence.line)
             if cell is not None and cell.in_notebook:
                 flush()
-                notebook.append(nbformat.v4.new_code_cell(cell.code, id=cell.cell_id))
+                code = nbformat.v4.new_code_cell(cell.code, id=cell.cell_id)
+                block = block_of[fence.line]
+                text = (recorded or {}).get(block.key)
+                if text and not block.timing:
+                    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+                notebook.append(code)
             elif cell is not None:
                 add(FIGURE_NOTE if options.is_on(fence.attrs.get("html")) else TOOLS_NOTE)
             else:
