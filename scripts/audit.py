@@ -17,7 +17,7 @@ performance at least 0.95 on every page. Exits with 1 if a page misses it.
 Scores depend on the host and on how busy the machine is: audit an idle machine.
 Performance also varies from run to run on the same machine (on this 2-core machine one
 page scored 0.93, 0.95 and 0.98 in three runs), so each page is audited three times and
-the median performance is kept, as Lighthouse's docs/variability.md advises. The extra
+the median performance is kept, as Lighthouse's guide to score variability advises. The extra
 runs measure performance only: the other categories do not vary from run to run.
 
 Lighthouse comes from npm (scripts/audit/package.json, installed into the gitignored

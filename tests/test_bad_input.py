@@ -186,7 +186,8 @@ def test_serve_shows_an_output_that_is_not_the_record_with_a_warning(
     served = results["output-mismatch", "serve"]
     assert served.returncode == 0, served.log
     page = (built / "output-mismatch-served" / "index.html").read_text(encoding="utf-8")
-    # The terminal gets the same text (coursekit.serve's logger, not captured here).
+    # The terminal gets the same text (the serve log of coursekit/mkdocs_adapter/build.py,
+    # not captured here).
     assert "docs/index.md:3: block &#x27;block-1&#x27; printed something other" in page
     warning = page.index("Not the recorded output")
     assert warning < page.index("exec-output"), "the warning comes before the new output"

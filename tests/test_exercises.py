@@ -81,7 +81,7 @@ def test_page_links_to_its_notebook_and_download(slug: str) -> None:
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_no_maths_left_unconverted(slug: str) -> None:
-    """`$` followed by a digit never opens maths (coursekit.mathml): write `${2x}$`."""
+    """`$` followed by a digit never opens maths (coursekit.content.mathml): write `${2x}$`."""
     prose = re.sub(r"```.*?```|`[^`\n]*`", "", _page(slug), flags=re.S)
     assert not re.search(r"(?<![\\$\w])\$\d", prose)
 

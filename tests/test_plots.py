@@ -1,4 +1,4 @@
-"""Plots of real runs (coursekit/plots.py): deterministic, accessible, scheme-following SVG."""
+"""Plots of real runs (coursekit/figures/plots.py): deterministic, accessible, scheme-following SVG."""
 
 from __future__ import annotations
 

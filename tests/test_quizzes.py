@@ -532,7 +532,7 @@ def test_matching_options_are_not_in_answer_order() -> None:
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
 @pytest.mark.parametrize("typed", [" sum ", ".sum()", "retain_graph = True", "zero_", "SUM"])
 def test_javascript_normalises_blanks_like_python(typed: str) -> None:
-    """quiz.js and coursekit.quiz must agree on what counts as the same answer."""
+    """quiz.js and coursekit.content.quiz_model must agree on what counts as the same answer."""
     script = (DOCS / "assets" / "javascripts" / "quiz.js").read_text(encoding="utf-8")
     function = re.search(r"function normaliseBlank\(text\) \{.*?\n  \}", script, re.S)[0]
     result = subprocess.run(
