@@ -76,8 +76,8 @@ bench: $(VENV)/.test-deps  ## cold build, prose- and code-edit rebuilds vs. the 
 audit: $(VENV)/.test-deps  ## Lighthouse on every page, served like GitHub Pages (needs Chromium, nginx, npm)
 	$(BIN)/python scripts/audit.py
 
-lint: $(VENV)/.test-deps  ## ruff lint and format check, mypy on coursekit/
-	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
+lint: $(VENV)/.test-deps  ## ruff lint and format check, mypy on coursekit/, its import contracts
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy && $(BIN)/lint-imports --no-cache
 
 clean:
 	rm -rf site .cache

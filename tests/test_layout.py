@@ -1,9 +1,8 @@
-"""The engine's shape, checked: the core never imports MkDocs, nothing mutable sits at
-module level, and a page's code imports only the figures.
+"""The engine's shape, checked: nothing mutable sits at module level, and a page's code
+imports only the figures.
 
-* Only coursekit/mkdocs_adapter/ (and the test plugins, which use it to read a project)
-  may import MkDocs or Material: moving the site to another generator is then one new
-  adapter (Material for MkDocs reaches end of life in May 2027).
+* Which layer of coursekit/ may import which, and that only the adapter imports MkDocs,
+  is import-linter's job (pyproject.toml, [tool.importlinter]; tests/test_lint.py).
 * Build state lives on the plugin and on the build it makes; a module keeps constants
   only (tuples, frozensets, read-only mappings) and changes nothing at import. The
   exceptions are listed with their reasons (ALLOWED_GLOBALS: the context variable through
@@ -28,7 +27,6 @@ from support import ROOT
 from coursekit.errors import CourseError
 
 PACKAGE = ROOT / "coursekit"
-MAY_IMPORT_MKDOCS = ("mkdocs_adapter", "testing")
 
 
 def _modules() -> list[Path]:
@@ -43,19 +41,6 @@ def _imports(tree: ast.Module) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.add(node.module)
     return names
-
-
-@pytest.mark.parametrize("module", _modules(), ids=lambda p: p.relative_to(PACKAGE).as_posix())
-def test_only_the_adapter_imports_mkdocs(module: Path) -> None:
-    relative = module.relative_to(PACKAGE)
-    if relative.parts[0] in MAY_IMPORT_MKDOCS or relative.name == "__main__.py":
-        return
-    found = {
-        name
-        for name in _imports(ast.parse(module.read_text(encoding="utf-8")))
-        if name.split(".")[0] in {"mkdocs", "material"} or name.startswith("coursekit.mkdocs_")
-    }
-    assert not found, f"{relative} imports {sorted(found)}: only mkdocs_adapter/ may"
 
 
 # --- State at module level --------------------------------------------------------------

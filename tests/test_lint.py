@@ -1,4 +1,5 @@
-"""The code is ruff clean (lint and format) and mypy clean (coursekit/, typed hooks)."""
+"""The code is ruff clean (lint and format), mypy clean (coursekit/, typed hooks) and keeps
+the engine's import contracts (import-linter: pyproject.toml, [tool.importlinter])."""
 
 from __future__ import annotations
 
@@ -29,5 +30,14 @@ def test_mypy() -> None:
     # Settings and the checked folder are in pyproject.toml ([tool.mypy]).
     result = subprocess.run(
         [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout
+
+
+def test_import_contracts() -> None:
+    # The layers of coursekit/ and which of them may import MkDocs (pyproject.toml).
+    lint_imports = Path(sys.executable).parent / "lint-imports"
+    result = subprocess.run(
+        [str(lint_imports), "--no-cache"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout

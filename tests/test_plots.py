@@ -1,4 +1,5 @@
-"""Plots of real runs (coursekit/figures/plots.py): deterministic, accessible, scheme-following SVG."""
+"""Plots of real runs (coursekit/figures/plots.py): deterministic, accessible SVG that
+follows the colour scheme."""
 
 from __future__ import annotations
 

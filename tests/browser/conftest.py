@@ -113,9 +113,10 @@ def site_pages() -> list[str]:
     """URL paths (relative to the site root) of every page the build writes.
 
     Every Markdown page and every notebook page of docs/, by MkDocs' rule for directory
-    URLs (``<a>/<b>.md`` is ``<a>/<b>/``, ``<a>/index.md`` is ``<a>/``), without loading MkDocs: each
-    test worker collects them. The theme's 404 page is a page readers can land on, so it
-    is visited too. test_every_built_page_is_covered holds this against the built site.
+    URLs (``<a>/<b>.md`` is ``<a>/<b>/``, ``<a>/index.md`` is ``<a>/``), without loading
+    MkDocs: each test worker collects them. The theme's 404 page is a page readers can
+    land on, so it is visited too. test_every_built_page_is_covered holds this against
+    the built site.
     """
     docs = ROOT / "docs"
     sources = set(docs.rglob("*.md"))
