@@ -37,8 +37,9 @@ from coursekit.execution.compare import Verdict, compare
 from coursekit.execution.record import Record, recorded_view
 from coursekit.markdown.includes import Includes
 from coursekit.markdown.page import read_page
+from coursekit.markdown.regions import region_names
 from coursekit.notebooks import chapters, execute, links
-from coursekit.notebooks.exercises import Exercise, region, region_names
+from coursekit.notebooks.exercises import Exercise, region
 from coursekit.notebooks.page_cleanup import StylePruner
 
 PROJECT = project()  # one load per process: tests/support.py

@@ -18,13 +18,12 @@ import markdown
 from pymdownx.snippets import SnippetMissingError
 
 from coursekit.errors import CourseError
+from coursekit.markdown.regions import RegionError, read_region
 
 INCLUDE = re.compile(r"^\s*-{1,}8<-{1,}\s+[\"']")
 # One include line and nothing else: `--8<-- "chapters/chain_rule.py:composite"`.
 ONE_INCLUDE = re.compile(r"""^\s*-{1,}8<-{1,}\s+(["'])(?P<target>[^"']+)\1\s*$""")
 _REGION = re.compile(r"(?P<file>[^:]+):(?P<region>[\w-]+)")  # a target that names a region
-# A region's own marker lines, which pymdownx leaves out of what it includes.
-_MARKER = re.compile(r"-{1,}8<-{1,}\s+\[(?:start|end):[\w-]+\]")
 
 
 class IncludeError(CourseError, ValueError):
@@ -42,6 +41,7 @@ class Includes:
         # config's folder, so resolve from there whatever the cwd.
         self.base_paths = [(base_dir / b).resolve() for b in bases]
         self.root = base_dir.resolve()
+        self.dedent = bool(self.options.get("dedent_subsections", False))
         md = markdown.Markdown(
             extensions=["pymdownx.snippets"],
             extension_configs={
@@ -75,23 +75,15 @@ class Includes:
         )
         if not match or file is None:
             return None
-        lines = file.read_text(encoding="utf-8").split("\n")
-        start = f"[start:{match['region']}]"
-        first = next((i for i, text in enumerate(lines) if start in text), None)
-        if first is None:
+        try:
+            region = read_region(file, match["region"], dedent=self.dedent)
+        except RegionError:
+            return None
+        if list(region.lines) != expanded:
             return None
         inside = file.is_relative_to(self.root)
         name = file.relative_to(self.root).as_posix() if inside else str(file)
-        found: list[tuple[str, int]] = []
-        index = first + 1
-        for text in expanded:
-            while index < len(lines) and _MARKER.search(lines[index]):
-                index += 1
-            if index >= len(lines) or lines[index] != text:
-                return None
-            found.append((name, index + 1))
-            index += 1
-        return found
+        return [(name, number) for number in region.numbers]
 
     def expand(self, text: str, page: str, first_line: int) -> str:
         """``text`` (starting at ``first_line`` of ``page``) with its includes expanded."""

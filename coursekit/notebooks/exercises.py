@@ -24,6 +24,7 @@ from pathlib import Path
 import nbformat
 
 from coursekit.errors import CourseError
+from coursekit.markdown.regions import RegionError, read_region
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 
@@ -55,22 +56,11 @@ class Exercise:
 
 
 def region(path: Path, name: str) -> str:
-    """The code between ``# --8<-- [start:name]`` and ``# --8<-- [end:name]``."""
-    text = path.read_text(encoding="utf-8")
-    match = re.search(
-        rf"^# --8<-- \[start:{re.escape(name)}\]\n(.*?)^# --8<-- \[end:{re.escape(name)}\]",
-        text,
-        re.S | re.M,
-    )
-    if not match:
-        raise NotebookSourceError(f"{path}: no region named {name!r}")
-    return match.group(1).strip("\n")
-
-
-def region_names(path: Path) -> list[str]:
-    """The names of every region of a snippet, in file order."""
-    text = path.read_text(encoding="utf-8")
-    return re.findall(r"^# --8<-- \[start:([\w-]+)\]", text, re.M)
+    """The code of region ``name`` of a snippet, as the page includes it."""
+    try:
+        return read_region(path, name).text.strip("\n")
+    except RegionError as error:
+        raise NotebookSourceError(str(error)) from None
 
 
 def _plain(text: str) -> str:

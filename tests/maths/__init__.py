@@ -13,22 +13,15 @@ from __future__ import annotations
 
 import contextlib
 import io
-import re
-import textwrap
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from types import CodeType
 from typing import Any
 
-SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
+from coursekit.markdown.regions import read_region
 
-# A region marker line, as pymdownx.snippets reads it (mkdocs.yml: base_path snippets).
-_MARKER = re.compile(
-    r"^\s*#\s*-{1,}8<-{1,}[ \t]+\[[ \t]*(?P<type>start|end)[ \t]*:"
-    r"[ \t]*(?P<name>[a-z][-_0-9a-z]*)[ \t]*\][ \t]*$",
-    re.IGNORECASE,
-)
+SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 
 
 class Session(dict[str, Any]):
@@ -49,25 +42,14 @@ def snippet_path(snippet: str) -> Path:
 def region_code(snippet: str, name: str) -> CodeType:
     """Region ``name`` of ``snippets/<snippet>.py``, compiled as the page includes it.
 
-    The code is dedented (regions inside ``if __name__ == "__main__":`` run at the top
-    level, as on the page) and the markers of regions nested in it are left out, as
-    pymdownx.snippets does. It keeps the file's name and line numbers, so a traceback
-    points at the snippet's own line.
+    The region is read by the engine's one reader (coursekit/markdown/regions.py, with
+    pymdownx's rules: dedented, so regions inside ``if __name__ == "__main__":`` run at
+    the top level as on the page, and the markers of regions nested in it left out). It
+    keeps the file's name and line numbers, so a traceback points at the snippet's own
+    line.
     """
     path = snippet_path(snippet)
-    lines = path.read_text(encoding="utf-8").splitlines()
-    starts = [i for i, line in enumerate(lines) if _is_marker(line, "start", name)]
-    ends = [i for i, line in enumerate(lines) if _is_marker(line, "end", name)]
-    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
-        raise LookupError(f"{path}: no single region [start:{name}] ... [end:{name}]")
-    body = ["" if _MARKER.match(line) else line for line in lines[starts[0] + 1 : ends[0]]]
-    source = "\n" * (starts[0] + 1) + textwrap.dedent("\n".join(body)) + "\n"
-    return compile(source, str(path), "exec")
-
-
-def _is_marker(line: str, kind: str, name: str) -> bool:
-    match = _MARKER.match(line)
-    return bool(match and match["type"] == kind and match["name"] == name)
+    return compile(read_region(path, name).source(), str(path), "exec")
 
 
 def run_region(snippet: str, *names: str, inputs: Mapping[str, Any] | None = None) -> Session:
