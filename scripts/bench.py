@@ -14,7 +14,7 @@ Prints, in one run:
   * ratios         cold build / floor, prose edit / floor and prose edit / import torch;
   * tests          the whole test suite (`make test`'s command), unless --no-tests, and
                    its CPU-seconds by group (builds, drift check, notebooks, browser,
-                   HTML...), as the suite itself prints them (coursekit/testing/cost.py).
+                   HTML...), as the suite itself prints them (tests/harness/cost.py).
 
 Wall-clock seconds, and in brackets CPU seconds: of the measured process and all its
 descendants, counted by a cgroup of its own where the machine has cgroup v1's cpuacct
@@ -70,7 +70,7 @@ def floor(root: Path) -> None:
 
 def _edits(runs: int) -> list[tuple[str, list[tuple[str, str, str]]]]:
     """The rebuilds as an author makes them under `mkdocs serve`, each edit undone after
-    its rebuild (coursekit/testing/serve_rebuilds.py): a different sentence each time, so
+    its rebuild (tests/harness/serve_rebuilds.py): a different sentence each time, so
     every rebuild sees a new page, then one line of a region that the page includes."""
     prose = PROSE_PAGE.relative_to(ROOT).as_posix()
     code = CODE_FILE.relative_to(ROOT).as_posix()
@@ -149,7 +149,11 @@ def main() -> None:
         cold, cold_cpu, _, _ = _timed(mkdocs)
         steps = Path(site) / "steps.json"
         steps.write_text(json.dumps(_edits(args.prose_runs)), encoding="utf-8")
-        rebuilder = [sys.executable, "-m", "coursekit.testing.serve_rebuilds", str(steps)]
+        rebuilder = [
+            sys.executable,
+            str(ROOT / "tests" / "harness" / "serve_rebuilds.py"),
+            str(steps),
+        ]
         _, _, out, _ = _timed([*rebuilder, "--site", site, "--undo"])
     rebuilds = json.loads(out)
     floor_wall, floor_cpu, out, _ = _timed([sys.executable, __file__, "--floor"])
@@ -205,7 +209,7 @@ def main() -> None:
                 f"{busy:.1f} s busy CPU machine-wide]",
             )
         )
-        # Where it went: the suite's own summary (coursekit/testing/cost.py), by group.
+        # Where it went: the suite's own summary (tests/harness/cost.py), by group.
         cost = json.loads((ROOT / ".cache" / "test-cost.json").read_text(encoding="utf-8"))
         for group, seconds in sorted(cost["groups"].items(), key=lambda row: -row[1]):
             tests = cost["tests"].get(group, 0)

@@ -1,37 +1,33 @@
-"""Shared test fixtures: the site, built once per test run.
+"""Shared test fixtures: the whole site, built once per test run.
 
-The drift check itself is the plugin ``coursekit.testing.drift`` (loaded from
-pyproject.toml), so the same plugin also runs the small fixture sites.
-
-Two builds, one after the other in one background process (tests/support.py sites),
-started as soon as the tests are collected, while the other tests run: the site as a
-local build makes it (the project's execution cache, so an author's second run is
+The site is built twice, one build after the other (tests/support.py, ``build_sites``):
+as a local build makes it (the project's execution cache, so an author's second run is
 quick), and as the deploy workflow makes it (REPO_URL set: edit and Colab links) with an
-execution cache of its own that starts empty, so every block runs again in a second
-process. Every pytest process (xdist worker) waits for the same result files, so the
-site is built once per run, however many workers there are. tests/test_determinism.py
-compares the two.
+execution cache of its own that starts empty, so that every block runs again in a second
+process (tests/test_determinism.py compares the two).
 
-The drift check of the pages then takes its outputs from the deploy build, which has
-just run every block afresh (``pytest_coursekit_fresh_outputs``), instead of running
-every block a third time. The Markdown items run last (coursekit/testing/parallel.py), so
-by then the builds are done. The drift check alone (`pytest docs`, `make record`) still
-runs every page itself.
+The builds are made by the first test that needs them, under a file lock: every other
+process of the run that needs the site waits for that lock, then reads the result. The
+run schedules tests/test_site.py first (tests/harness/parallel.py), so under xdist one
+worker builds while the others run the tests that need no site; those that do, and the
+drift check of the pages, run last. The drift check takes each page's outputs from the
+deploy build, which ran every block afresh (``pytest_coursekit_fresh_outputs``), instead
+of running it a third time; the drift check alone (`pytest docs`, `make record`) runs
+every page itself.
+
+PREBUILT_SITES=<folder> names the two sites made already by
+`python tests/support.py sites <folder> <REPO_URL>` (CI builds them once for every shard).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from support import QUIET_ENV, ROOT
+from filelock import FileLock
+from support import QUIET_ENV, ROOT, build_sites
 
 for key, value in QUIET_ENV.items():
     os.environ.setdefault(key, value)
@@ -41,12 +37,12 @@ for key, value in QUIET_ENV.items():
 # (as pytest-markdown-docs would, to read docstrings), one raises on purpose.
 collect_ignore = ["fixtures", "mistakes"]
 
-# Claim checks: tests that prove a sentence of a page (tests/harness/claims.py).
-pytest_plugins = ("harness.claims",)
+# The suite's own plugins (tests/harness/): claim checks, the spread over workers, the
+# CPU-seconds by group, the CI shards.
+pytest_plugins = ("harness.claims", "harness.parallel", "harness.cost", "harness.shards")
 
 TEST_REPO_URL = "https://github.com/example/course"
-SITES = ("built_site", "built_site_with_repo_url")  # what the background builder makes
-BUILD_TIMEOUT = 1800
+SITES = ("built_site", "built_site_with_repo_url")  # what build_sites makes
 
 
 def _shared_dir(factory: pytest.TempPathFactory) -> Path:
@@ -55,56 +51,16 @@ def _shared_dir(factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-def start_site_builds(factory: pytest.TempPathFactory) -> Path:
-    """Start the builds unless a process of this run already did; return where they go.
-
-    PREBUILT_SITES=<folder> names the two sites made already by
-    `python tests/support.py sites <folder> <REPO_URL>` (CI builds them once for every
-    shard of the suite): nothing is built then."""
-    from filelock import FileLock
-
+def site_builds(factory: pytest.TempPathFactory) -> Path:
+    """The folder of the two builds of this run: made now if no process made them yet."""
     if os.environ.get("PREBUILT_SITES"):
         return Path(os.environ["PREBUILT_SITES"]).resolve()
     shared = _shared_dir(factory)
-    with FileLock(str(shared / "sites.lock")):
-        started = shared / "sites.started"
-        if not started.exists():
-            # Through a shell that leaves it running and returns: the builder is then no
-            # child of this worker, which would reap it whenever it next starts a process
-            # and count its CPU-seconds in whatever test that is (they are counted once,
-            # from its result files, in pytest_terminal_summary).
-            builder = subprocess.Popen(
-                [
-                    "/bin/sh",
-                    "-c",
-                    '"$0" "$@" >/dev/null 2>&1 &',
-                    sys.executable,
-                    str(ROOT / "tests" / "support.py"),
-                    "sites",
-                    str(shared),
-                    TEST_REPO_URL,
-                ],
-                start_new_session=True,  # its own process group, which outlives this worker
-            )
-            builder.wait()
-            # The shell's pid names the process group that the builder stays in.
-            (shared / "sites.pid").write_text(str(builder.pid), encoding="utf-8")
-            started.touch()
+    (shared / "sites.started").touch()
+    with FileLock(str(shared / "sites.lock")):  # one process builds, the others wait here
+        if not all((shared / f"{name}.json").exists() for name in SITES):
+            build_sites(shared, TEST_REPO_URL)
     return shared
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """The run is over: stop builds nobody will read (a run of a few tests that started
-    them must not leave two whole-site builds running in the background)."""
-    factory = getattr(config, "_tmp_path_factory", None)
-    if factory is None or os.environ.get("PYTEST_XDIST_WORKER"):
-        return  # only the process that owns the run's temporary folder
-    shared = _shared_dir(factory)
-    pid_file = shared / "sites.pid"
-    finished = all((shared / f"{n}.json").exists() for n in SITES)
-    if pid_file.exists() and not finished:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(int(pid_file.read_text(encoding="utf-8")), signal.SIGTERM)
 
 
 def pytest_coursekit_fresh_outputs(config: pytest.Config, root: Path) -> Path | None:
@@ -118,70 +74,36 @@ def pytest_coursekit_fresh_outputs(config: pytest.Config, root: Path) -> Path | 
     else:
         shared = _shared_dir(config._tmp_path_factory)  # type: ignore[attr-defined]
         if not (shared / "sites.started").exists():
-            return None
-    if not _finished(shared / "built_site_with_repo_url.json"):
-        return None  # the drift check runs the pages itself; the site tests fail
+            return None  # the drift check runs the pages itself
+        with FileLock(str(shared / "sites.lock")):  # until the builds are done
+            pass
     # Even a failed build leaves the pages it ran before the failure; the rest are run.
     return shared / "fresh-cache" / "exec"
 
 
-@pytest.hookimpl(tryfirst=True)  # before coursekit.testing.cost prints the summary
-def pytest_terminal_summary(config: pytest.Config) -> None:
-    """The background site builds: no test waits for their CPU time, so count it here."""
-    from coursekit.testing.cost import add_background
-
-    factory = getattr(config, "_tmp_path_factory", None)
-    if factory is None:
-        return
-    for name in SITES:
-        result = _shared_dir(factory) / f"{name}.json"
-        if result.exists():
-            cpu = json.loads(result.read_text(encoding="utf-8")).get("cpu", 0.0)
-            add_background(config, "builds (the whole site, twice, in the background)", cpu)
+@pytest.fixture
+def harness_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite's plugins (tests/harness/) can be loaded by a pytester subprocess."""
+    path = [str(ROOT / "tests"), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(path))
 
 
-def _finished(result_file: Path) -> bool:
-    """Wait (at most BUILD_TIMEOUT) for a background build's result file."""
-    deadline = time.monotonic() + BUILD_TIMEOUT
-    while not result_file.exists():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.2)
-    return True
-
-
-def wait_for_site(factory: pytest.TempPathFactory, name: str) -> Path:
-    shared = start_site_builds(factory)
-    result_file = shared / f"{name}.json"
-    if not _finished(result_file):
-        pytest.fail(f"the site build ({name}) did not finish", pytrace=False)
-    result = json.loads(result_file.read_text(encoding="utf-8"))
+def built(factory: pytest.TempPathFactory, name: str) -> Path:
+    shared = site_builds(factory)
+    result = json.loads((shared / f"{name}.json").read_text(encoding="utf-8"))
     if result["returncode"] != 0:
         pytest.fail(f"the strict build ({name}) failed:\n{result['log']}", pytrace=False)
     return shared / name
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Start the build now if any selected test needs the site: it runs while others do.
-    from coursekit.testing.parallel import SITE_FIXTURES
-
-    if config.option.collectonly:
-        return  # nothing will run
-    needed = set(SITE_FIXTURES)
-    if os.environ.get("BROWSER_TEST_SITE"):
-        needed -= {"site_dir", "site_url"}  # the browser tests use that site instead
-    if any(needed & set(getattr(item, "fixturenames", ())) for item in items):
-        start_site_builds(config._tmp_path_factory)  # type: ignore[attr-defined]
-
-
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The whole site as a local build makes it (no REPO_URL), built once per test run."""
-    return wait_for_site(tmp_path_factory, "built_site")
+    return built(tmp_path_factory, "built_site")
 
 
 @pytest.fixture(scope="session")
 def built_site_with_repo_url(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site as the deploy workflow builds it: REPO_URL set (edit and Colab links);
     every block run again, in another process, with an empty execution cache."""
-    return wait_for_site(tmp_path_factory, "built_site_with_repo_url")
+    return built(tmp_path_factory, "built_site_with_repo_url")

@@ -1,15 +1,17 @@
-"""The CPU summary printed at the end of every run (coursekit/testing/cost.py): each test's
-CPU time lands in its group, with pytest-xdist's workers as without them."""
+"""The CPU summary printed at the end of every run (tests/harness/cost.py): each test's
+CPU time lands in its group, with pytest-xdist's workers as without them; what pytest
+itself used is counted too, and where the machine has cgroups, so is a process nobody
+waited for."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-
-from coursekit.testing.cost import SHARED
+from harness.cost import PYTEST, SHARED
 
 pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.usefixtures("harness_importable")
 
 BUSY = """
 import subprocess, sys, time
@@ -33,7 +35,7 @@ def test_each_test_is_counted_in_its_group(pytester: pytest.Pytester, workers: s
     pytester.makepyfile(
         **{"tests/maths/test_busy": BUSY, "tests/test_idle": "def test_idle(): pass"}
     )
-    result = pytester.runpytest_subprocess("-p", "coursekit.testing.cost", "-n", workers)
+    result = pytester.runpytest_subprocess("-p", "harness.cost", "-n", workers)
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(["*CPU-seconds by group*", "maths*2 tests*", "total*"])
     report = json.loads((pytester.path / ".cache" / "test-cost.json").read_text())
@@ -46,7 +48,7 @@ SHARED_PROCESS = """
 import subprocess, sys
 import pytest
 
-from coursekit.testing.cost import SHARED
+from harness.cost import SHARED
 
 @pytest.fixture(scope="session")
 def kernel():
@@ -64,13 +66,53 @@ def test_idle():
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
-def test_a_process_shared_by_the_session_is_counted_apart(
+def test_a_process_shared_by_the_session_is_counted(
     pytester: pytest.Pytester, workers: str
 ) -> None:
     pytester.makepyfile(**{"tests/test_shared": SHARED_PROCESS})
-    result = pytester.runpytest_subprocess("-p", "coursekit.testing.cost", "-n", workers)
+    result = pytester.runpytest_subprocess("-p", "harness.cost", "-n", workers)
     result.assert_outcomes(passed=2)
     report = json.loads((pytester.path / ".cache" / "test-cost.json").read_text())
-    # Not in the group of the test whose teardown ended the session.
-    assert report["groups"]["other (units, layout, lint)"] < 0.3, report
-    assert 0.5 < report["groups"][SHARED] < 2, report
+    other, shared = report["groups"]["other (units, layout, lint)"], report["groups"][SHARED]
+    assert 0.5 < other + shared < 2, report
+    if not report["complete"]:
+        # Waited for when the session ends: not in the group of the test whose teardown
+        # ended the session (by cgroup, whatever test ran while it worked counts it).
+        assert other < 0.3 and shared > 0.5, report
+    assert report["groups"][PYTEST] > 0.2, "pytest's own start-up and collection count"
+
+
+ORPHAN = """
+import subprocess, sys, time
+from pathlib import Path
+
+def test_starts_a_process_nobody_waits_for(tmp_path):
+    done = tmp_path / "done"
+    burn = (
+        "import time, pathlib\\nend = time.process_time() + 0.6\\n"
+        "while time.process_time() < end: pass\\n"
+        f"pathlib.Path({str(done)!r}).touch()"
+    )
+    # A grandchild: its parent exits at once, so nobody of this run waits for it.
+    subprocess.run(["sh", "-c", f'{sys.executable} -c "{burn}" & exit 0'], check=True)
+    deadline = time.monotonic() + 60
+    while not done.exists() and time.monotonic() < deadline:  # it burns meanwhile
+        time.sleep(0.05)
+    assert done.exists()
+"""
+
+
+def test_a_process_nobody_waits_for_is_counted_where_cgroups_allow(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(**{"tests/test_orphan": ORPHAN})
+    result = pytester.runpytest_subprocess("-p", "harness.cost", "-n", "0")
+    result.assert_outcomes(passed=1)
+    report = json.loads((pytester.path / ".cache" / "test-cost.json").read_text())
+    other = report["groups"]["other (units, layout, lint)"]
+    if report["complete"]:
+        assert 0.5 < other < 2, report
+        result.stdout.fnmatch_lines(["counted: every process of the run, by cgroup"])
+    else:
+        assert other < 0.3, report  # missed, and the summary says so
+        result.stdout.fnmatch_lines(["counted: processes waited for only*"])

@@ -1,4 +1,4 @@
-"""The suite's spread over workers (coursekit/testing/parallel.py): a module-scoped
+"""The suite's spread over workers (tests/harness/parallel.py): a module-scoped
 fixture is made once per run, not once per worker.
 
 pytest 9.2 with pytest-xdist 3.8 silently stops grouping (pytest-dev/pytest-xdist#1386:
@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.usefixtures("harness_importable")
 
 MODULE = """
 import os, pytest
@@ -32,7 +33,7 @@ def test_a_module_fixture_is_made_once(
 ) -> None:
     pytester.makepyfile(test_shared=MODULE)
     base = pytester.path / "base"
-    args = ("-p", "coursekit.testing.parallel", "-n", "2", "--dist", "loadgroup")
+    args = ("-p", "harness.parallel", "-n", "2", "--dist", "loadgroup")
     result = pytester.runpytest_subprocess(*args, f"--basetemp={base}", "-p", "no:randomly")
     result.assert_outcomes(passed=12)
     assert len(list(base.glob("made-*"))) == 1, "the fixture was made on two workers"

@@ -2,7 +2,7 @@
 build's site.
 
 One process rebuilds the fixture site tests/fixtures/sites/rebuild as `mkdocs serve`
-does (coursekit/testing/serve_rebuilds.py: config loaded again, the same process, the
+does (tests/harness/serve_rebuilds.py: config loaded again, the same process, the
 memo warm) after each edit; after
 each, a fresh `mkdocs build` of the same sources must write the same site, byte for
 byte, and the memo must have re-rendered only what the edit can change.
@@ -18,7 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import FIXTURE_SITES, Built, build
+from support import FIXTURE_SITES, ROOT, Built, build
+
+REBUILDS = ROOT / "tests" / "harness" / "serve_rebuilds.py"
 
 FIXTURE = FIXTURE_SITES / "rebuild"
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
@@ -59,7 +61,13 @@ def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     steps = work / "steps.json"
     steps.write_text(json.dumps(STEPS), encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, "-m", "coursekit.testing.serve_rebuilds", str(steps), "--keep", str(work)],
+        [
+            sys.executable,
+            str(ROOT / "tests" / "harness" / "serve_rebuilds.py"),
+            str(steps),
+            "--keep",
+            str(work),
+        ],
         cwd=site,
         env=ENV,
         capture_output=True,

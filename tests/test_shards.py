@@ -1,4 +1,4 @@
-"""The shards of CI (coursekit/testing/shards.py): together they run every test exactly
+"""The shards of CI (tests/harness/shards.py): together they run every test exactly
 once, and what must share a process (a page's blocks, a module's fixture) shares a shard.
 """
 
@@ -10,11 +10,11 @@ import subprocess
 import sys
 
 import pytest
+from harness.shards import assign, split, weights
 from support import ROOT
 
-from coursekit.testing.shards import assign, split, weights
-
 pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.usefixtures("harness_importable")
 
 SHARDS = int(
     re.search(r"shard: \[([\d, ]+)\]", (ROOT / ".github/workflows/ci.yml").read_text())[1].split(
@@ -36,9 +36,9 @@ SUITE = {
 def _ran(pytester: pytest.Pytester, *args: str) -> list[str]:
     result = pytester.runpytest_subprocess(
         "-p",
-        "coursekit.testing.cost",
+        "harness.cost",
         "-p",
-        "coursekit.testing.shards",
+        "harness.shards",
         "-p",
         "no:randomly",
         "-v",
@@ -71,10 +71,10 @@ def test_a_split_is_balanced_and_the_same_every_time() -> None:
 LIST_UNITS = """
 import json, sys
 import pytest
-from coursekit.testing.shards import unit
+from harness.shards import unit
 
 class Units:
-    @pytest.hookimpl(tryfirst=True)  # before coursekit.testing.shards keeps its shard
+    @pytest.hookimpl(tryfirst=True)  # before harness.shards keeps its shard
     def pytest_collection_modifyitems(self, items):
         self.everything = {item.nodeid: unit(item) for item in items}
 

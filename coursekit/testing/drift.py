@@ -112,6 +112,20 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(DriftCheck(config), "coursekit-drift-check")
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of xdist's: unknown under `-p no:xdist`
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """No workers (``-n auto``) when only pages run: a page's blocks share one session,
+    so each page runs in one process anyway; and a record or a report is one file that
+    one process writes from every block. Otherwise xdist's own choice."""
+    if config.getoption("--record-outputs") or config.getoption("--drift-report"):
+        return 0
+    args = [arg for arg in config.args if not arg.startswith("-")]
+    pages = [a.split("::")[0] for a in args]
+    if pages and all(a.endswith(".md") or Path(a).parts[:1] == ("docs",) for a in pages):
+        return 0
+    return None
+
+
 @dataclass
 class Site:
     """One site's project and record, read on first use."""

@@ -2,7 +2,7 @@
 
 Under pytest-xdist each worker has its own server and its own Chromium; the site itself
 is built once per run (tests/conftest.py), and all tests of one page run on one worker
-(coursekit/testing/parallel.py), so each page is visited once.
+(tests/harness/parallel.py), so each page is visited once.
 
 Every test that takes a ``page_path`` argument runs once per page of the site (or per
 page of the module's ``PAGES`` list). The pages are found from docs/ by MkDocs' own rule
@@ -31,9 +31,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from harness import chromium
 from support import ROOT
-
-from coursekit.testing import chromium
 
 from .audit_page import PageAudit, audit_page
 

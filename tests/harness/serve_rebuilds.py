@@ -8,7 +8,7 @@ rebuilds write; scripts/bench.py times them.
 
 Run it in a process of its own (it loads the plugin, which pins the numerical paths):
 
-    python -m coursekit.testing.serve_rebuilds STEPS.json [--site site] [--keep DIR]
+    python tests/harness/serve_rebuilds.py STEPS.json [--site site] [--keep DIR]
       [--undo]
 
 STEPS.json: ``[[name, [[file, old, new], ...]], ...]``, files relative to the current

@@ -1,11 +1,11 @@
 """Split the suite into shards that parallel CI jobs run: ``--shard K/N`` runs shard K of N.
 
-Loaded from pyproject.toml (``-p coursekit.testing.shards``); without ``--shard`` it does
+Loaded from pyproject.toml (``-p harness.shards``); without ``--shard`` it does
 nothing. Every job collects the whole suite and keeps its own part, so the jobs agree on
 the split without talking to each other:
 
 * The unit of the split is what must run in one process: an ``xdist_group`` of
-  coursekit/testing/parallel.py (the blocks of one page, one page's browser visits, a
+  tests/harness/parallel.py (the blocks of one page, one page's browser visits, a
   module that shares a module-scoped fixture), else the test's file.
 * Units are weighed by the CPU-seconds they took in a whole run (``tests/shard_weights.json``,
   written by ``--shard-weights FILE`` from such a run; a unit it does not know weighs the
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from coursekit.testing.cost import PROPERTY
+from harness.cost import PROPERTY
 
 WEIGHTS = Path("tests") / "shard_weights.json"
 _UNITS = pytest.StashKey[dict[str, float]]()
@@ -82,7 +82,7 @@ def parse(value: str) -> tuple[int, int]:
     return number - 1, total
 
 
-@pytest.hookimpl(trylast=True)  # after coursekit.testing.parallel marks the groups
+@pytest.hookimpl(trylast=True)  # after harness.parallel marks the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     value = config.getoption("--shard")
     if not value:
@@ -113,7 +113,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 class _Recorder:
-    """Sums each unit's CPU-seconds (coursekit/testing/cost.py measures each test)."""
+    """Sums each unit's CPU-seconds (tests/harness/cost.py measures each test)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
