@@ -26,6 +26,7 @@ from coursekit.execution.record import text_view
 from coursekit.figures.autograd_graph import figure as autograd_figure
 from coursekit.figures.autograd_graph import structure as autograd_structure
 from coursekit.figures.d2 import D2Renderer, DiagramError, d2_figure, rendering
+from coursekit.markdown import where
 from coursekit.markdown.includes import Includes
 from coursekit.markdown.page import read_page
 
@@ -175,14 +176,14 @@ def test_the_fence_refuses_missing_alt_and_unknown_options(options: str, expecte
 
 def _tagged(page: str, offset: int) -> list[str]:
     source = read_page(page, "docs/page.md", Includes({}, ROOT), line_offset=offset)
-    return d2_fence.tag_fences(source.text, source).split("\n")
+    return where.tag(source, {"d2"}).split("\n")
 
 
 def test_a_fence_error_names_the_markdown_file_and_line() -> None:
     page = f'Intro\n\n```d2 alt="broken"\n{BAD_SOURCE}```\n'
     lines = _tagged(page, offset=3)
     fence_line = 3 + 3  # the fence is on line 3, after 3 lines of front matter
-    assert f'mdpage="docs/page.md" mdline="{fence_line}"' in lines[2]
+    assert lines[2].endswith(f'at="docs/page.md:{fence_line}"')
     with pytest.raises(FenceFailure) as error:
         _md().convert("\n".join(lines))
     assert f"docs/page.md:{fence_line + 2}:" in str(error.value)
@@ -192,8 +193,8 @@ def test_a_fence_error_names_the_markdown_file_and_line() -> None:
 def test_only_real_d2_fences_are_tagged() -> None:
     page = '````markdown\n```d2 alt="shown as an example"\na -> b\n```\n````\n```d2 alt="x"\n'
     lines = _tagged(page, offset=0)
-    assert "mdpage" not in lines[1]
-    assert 'mdline="6"' in lines[5]
+    assert "at=" not in lines[1]
+    assert lines[5].endswith('at="docs/page.md:6"')
 
 
 def test_mkdocs_registers_the_fence_and_the_stylesheet() -> None:

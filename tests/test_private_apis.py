@@ -28,7 +28,7 @@ from mkdocs.structure.pages import Page
 from pytest_markdown_docs import _runners
 from pytest_markdown_docs.definitions import FenceTestDefinition
 
-from coursekit.mkdocs_adapter.build import PageBlocks
+from coursekit.mkdocs_adapter.build import PageResults
 
 pytest_plugins = ["pytester"]
 
@@ -167,10 +167,10 @@ def test_the_memo_restores_a_render_on_a_new_page_object(tmp_path: Path) -> None
     memo = ServeMemo()
     memo.begin(config, files)
     first = _page(config, files)
-    memo.wrap_render(first, [], PageBlocks("index.md", [], []))
+    memo.wrap_render(first, [], PageResults("docs/index.md", {}, {}, {}))
     first.render(config, files)
     second = _page(config, files)
-    memo.wrap_render(second, [], PageBlocks("index.md", [], []))
+    memo.wrap_render(second, [], PageResults("docs/index.md", {}, {}, {}))
     second.render(config, files)
     assert memo.stats == {"rendered": 1, "reused": 1, "templated": 0}
     assert _render_attributes(second) == _render_attributes(first)

@@ -19,16 +19,14 @@ A quiz page holds its questions in a fenced block with the language ``quiz``::
 
 ``practice/index.md`` lists every quiz with a ``quiz-index`` block (empty body).
 
-This module finds a page's quiz fences and replaces them with HTML; the work is done by
-``quiz_model.py`` (the YAML, checked and typed), ``quiz_render.py`` with
-``templates/quiz.html`` (the HTML, and its hooks for ``docs/assets/javascripts/quiz.js``)
-and ``tex_text.py`` (maths as text where markup cannot go).
+The build renders each ``quiz`` fence through a superfences fence of its own
+(coursekit/mkdocs_adapter/quiz_fence.py); the work is done by ``quiz_model.py`` (the YAML,
+checked and typed), ``quiz_render.py`` with ``templates/quiz.html`` (the HTML, and its
+hooks for ``docs/assets/javascripts/quiz.js``) and ``tex_text.py`` (maths as text where
+markup cannot go).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from dataclasses import replace
 
 from coursekit.content.quiz_model import (
     BLANK,
@@ -39,7 +37,7 @@ from coursekit.content.quiz_model import (
     normalise_blank,
     validate,
 )
-from coursekit.content.quiz_render import QuizRenderer, Resolve
+from coursekit.content.quiz_render import QuizRenderer
 from coursekit.markdown.fences import scan
 
 __all__ = [
@@ -53,43 +51,12 @@ __all__ = [
     "load",
     "normalise_blank",
     "page_quizzes",
-    "render_page",
     "scan",
     "validate",
 ]
 
 QUIZ_LANG = "quiz"
 INDEX_LANG = "quiz-index"
-
-
-def render_page(
-    markdown_text: str,
-    page: str,
-    resolve: Resolve,
-    all_quizzes: Callable[[], list[tuple[Quiz, str, str]]],
-    renderer: QuizRenderer,
-    *,
-    line_offset: int = 0,
-) -> str:
-    """Replace the ``quiz`` and ``quiz-index`` fences of a page with their HTML.
-
-    ``page`` is the page's docs-relative path (``practice/quizzes/x.md``); ``resolve``
-    turns a docs-relative ``.md`` path into a URL relative to this page (None: missing);
-    ``all_quizzes`` lists every quiz of the site, in navigation order, as (quiz, title,
-    URL relative to this page), for a ``quiz-index`` fence. ``line_offset`` lines of the
-    file (its front matter) come before ``markdown_text``: errors name the file's line.
-    """
-    fences = [f for f in scan(markdown_text, f"docs/{page}") if f.lang in {QUIZ_LANG, INDEX_LANG}]
-    lines = markdown_text.split("\n")
-    # Replace from the bottom up so that earlier line numbers stay valid.
-    for fence in reversed(fences):
-        if fence.lang == QUIZ_LANG:
-            one = load(replace(fence, line=fence.line + line_offset))
-            rendered = renderer.quiz(one, page, resolve)
-        else:
-            rendered = renderer.index(all_quizzes())
-        lines[fence.line - 1 : fence.end] = ["", rendered, ""]
-    return "\n".join(lines)
 
 
 def page_quizzes(text: str, path: str) -> list[Quiz]:

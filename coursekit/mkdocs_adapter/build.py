@@ -1,19 +1,20 @@
 """One build's state: made fresh by the plugin's ``on_config`` for every build.
 
 `mkdocs serve` rebuilds in the same process, so nothing here may outlive its build:
-the pages read, the page being rendered and its blocks' results, the notebooks to
-execute, and the counts the build reports. What is worth keeping between
-rebuilds lives on the plugin (:mod:`coursekit.mkdocs_adapter.serve_memo`).
+the pages read and their blocks' results, the notebooks to execute, and the counts the
+build reports. What is worth keeping between rebuilds lives on the plugin
+(:mod:`coursekit.mkdocs_adapter.serve_memo`).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.structure.files import File
+from mkdocs.structure.files import File, Files
 
 from coursekit import versions
 from coursekit.content.exercise_nav import Exercise
@@ -28,6 +29,7 @@ from coursekit.execution.record import Record, drift_report
 from coursekit.figures.d2 import D2Renderer, rendering
 from coursekit.markdown.includes import Includes
 from coursekit.markdown.page import PageSource, read_page
+from coursekit.markdown.where import Where
 from coursekit.mkdocs_adapter.config import CourseConfig
 from coursekit.mkdocs_adapter.errors import UntrackedBlock
 
@@ -62,46 +64,46 @@ class ChapterNotebook:
 
 
 @dataclass
-class PageBlocks:
-    """The results of the page being rendered, handed to its executed fences in order.
+class PageResults:
+    """A page's block results, by block key, for its executed fences to show.
 
-    MkDocs renders a page right after ``on_page_markdown`` ran its blocks, and
-    superfences formats the page's fences in document order, so the n-th executed fence
-    it formats is the page's n-th block. The code each fence shows is checked against
-    the code that ran, so a fence can never show another block's output.
+    Each fence carries its own place (``at="docs/page.md:line"``, written by
+    ``on_page_markdown``: :mod:`coursekit.markdown.where`), which names its block, and
+    the fence takes that block's result. The code the fence shows is checked against the
+    code that ran, so a fence can never show another block's output.
     """
 
-    src: str  # the page's src_uri
-    results: list[BlockResult]
-    drifted: list[str | None]  # per block: why its output is not the record (serve only)
-    shown: int = 0  # how many fences have been formatted
+    page: str  # "docs/chapters/chain-rule.md"
+    results: dict[str, BlockResult]  # by block key, in page order
+    drifted: dict[str, str | None]  # by block key: why its output is not the record (serve)
+    keys: dict[int, str]  # the file line of each block's fence -> its key
+    shown: set[str] = field(default_factory=set)  # keys of the blocks a fence showed
 
-    def next(self, code: str) -> tuple[BlockResult, str | None]:
-        """The result of the next executed fence of the page, which shows ``code``."""
-        if self.shown == len(self.results):
+    def take(self, where: Where, code: str) -> tuple[BlockResult, str | None]:
+        """The result of the block at ``where``, whose fence shows ``code``."""
+        key = self.keys.get(where.line)
+        if key is None:
             first = code.strip().split("\n")[0]
             raise UntrackedBlock(
-                f"docs/{self.src}: an executed Python fence that coursekit did not see "
-                f"(is it indented, or inside raw HTML?), starting: {first}"
+                f"{where}: an executed Python fence that coursekit did not see (is it "
+                f"indented, or inside raw HTML?), starting: {first}"
             )
-        result = self.results[self.shown]
+        result = self.results[key]
         if code.strip("\n") != result.block.code.strip("\n"):
-            raise CourseError(
-                f"{result.block.where}: the code shown is not the code that ran (an "
-                "executed fence before it was not formatted: is one inside raw HTML?)"
-            )
-        self.shown += 1
-        return result, self.drifted[self.shown - 1]
+            raise CourseError(f"{result.block.where}: the code shown is not the code that ran")
+        self.shown.add(key)
+        return result, self.drifted[key]
 
     def check_all_shown(self) -> None:
         """After the render: every block the page ran was shown."""
-        if self.shown < len(self.results):
-            # E.g. a `python3` fence, which the page scan runs but superfences shows as code.
-            where = self.results[self.shown].block.where
-            raise CourseError(
-                f"{where}: this block ran, but no fence showed its output (only `python` "
-                "and `py` fences do)"
-            )
+        for key, result in self.results.items():
+            if key not in self.shown:
+                # E.g. a `python3` fence, which the page scan runs but superfences shows
+                # as code.
+                raise CourseError(
+                    f"{result.block.where}: this block ran, but no fence showed its output "
+                    "(only `python` and `py` fences do)"
+                )
 
 
 @dataclass
@@ -119,13 +121,14 @@ class BuildRun:
     older: OlderOutputs
     torch: str = field(default_factory=versions.torch)
     sources: dict[str, PageSource] = field(default_factory=dict)  # by src_uri
-    page: PageBlocks | None = None  # the page being rendered
+    pages: dict[str, PageResults] = field(default_factory=dict)  # by page path
     notebook_jobs: dict[str, NotebookJob] = field(default_factory=dict)  # by src_uri
     restore: dict[str, str] = field(default_factory=dict)  # src_uri -> clean notebook
     chapter_notebooks: dict[str, ChapterNotebook] = field(default_factory=dict)  # by page
     exercises: list[Exercise] = field(default_factory=list)  # nav order
     topics: list[Topic] = field(default_factory=list)  # interview topics, nav order
     quiz_pages: list[str] = field(default_factory=list)  # src_uris, nav order
+    files: Files | None = None  # the site's files (on_files)
     stats: dict[str, int] = field(
         default_factory=lambda: {"blocks": 0, "pages": 0, "run": 0, "cached": 0, "numerical": 0}
     )
@@ -155,6 +158,26 @@ class BuildRun:
         """A page's path from the project root: "docs/chapters/chain-rule.md"."""
         return (self.docs / src_uri).relative_to(self.root).as_posix()
 
+    def src_uri(self, page_path: str) -> str:
+        """The other way: "docs/chapters/chain-rule.md" -> "chapters/chain-rule.md"."""
+        return (self.root / page_path).relative_to(self.docs).as_posix()
+
+    def file_text(self, src_uri: str) -> str:
+        """A page's source as MkDocs read it (front matter included); "" if it has none."""
+        file = self.files.get_file_from_path(src_uri) if self.files else None
+        return file.content_string if file is not None else ""
+
+    def resolver(self, src_uri: str) -> Callable[[str], str | None]:
+        """Docs-relative .md path -> its URL relative to page ``src_uri`` (None: missing)."""
+        files = self.files
+        page = files.get_file_from_path(src_uri) if files else None
+
+        def resolve(target: str) -> str | None:
+            file = files.get_file_from_path(target) if files else None
+            return None if file is None or page is None else file.url_relative_to(page)
+
+        return resolve
+
     # -- reading and running a page ------------------------------------------------------
 
     def read(self, markdown: str, src_uri: str, line_offset: int) -> PageSource:
@@ -170,41 +193,46 @@ class BuildRun:
         self.sources[src_uri] = source
         return source
 
-    def run(self, source: PageSource, src_uri: str) -> PageBlocks:
+    def run(self, source: PageSource) -> PageResults:
         """Run (or recall) the page's blocks, for its fences to show as MkDocs renders it
         next. A failure fails the build, or under `mkdocs serve` is printed and shown on
         the page; so does an output that is not the record."""
         blocks = list(source.blocks)
-        self.page = PageBlocks(src_uri, [], [])
-        if not blocks:
-            return self.page
-        outputs = self.cache.load(blocks)
-        if outputs is not None:
-            results = [BlockResult(b, output) for b, output in zip(blocks, outputs, strict=True)]
-            self.stats["cached"] += 1
-        else:
-            with rendering(self.renderer):
-                results = run_page(blocks)
-            self.stats["run"] += 1
-            if all(result.ok for result in results):
-                self.cache.store(blocks, [result.output for result in results])
-        self.stats["pages"] += 1
-        self.stats["blocks"] += len(blocks)
+        results: list[BlockResult] = []
+        if blocks:
+            outputs = self.cache.load(blocks)
+            if outputs is not None:
+                results = [BlockResult(b, out) for b, out in zip(blocks, outputs, strict=True)]
+                self.stats["cached"] += 1
+            else:
+                with rendering(self.renderer):
+                    results = run_page(blocks)
+                self.stats["run"] += 1
+                if all(result.ok for result in results):
+                    self.cache.store(blocks, [result.output for result in results])
+            self.stats["pages"] += 1
+            self.stats["blocks"] += len(blocks)
         failure = first_failure(results)
         if failure is not None:
             if not self.serving:
                 raise CourseError(failure.report())
             serve_log().error("%s", failure.report())
-        drifted = []
+        drifted: dict[str, str | None] = {}
         for result in results:
             problem = self.check_record(result)
             if problem is not None:
                 if not self.serving:
                     raise CourseError(problem)
                 serve_log().warning("%s", problem)
-            drifted.append(problem)
-        self.page = PageBlocks(src_uri, results, drifted)
-        return self.page
+            drifted[result.block.key] = problem
+        page = PageResults(
+            source.path,
+            {r.block.key: r for r in results},
+            drifted,
+            {r.block.line: r.block.key for r in results},
+        )
+        self.pages[source.path] = page
+        return page
 
     def check_record(self, result: BlockResult) -> str | None:
         """Why the output is not what the record says (None when it is, up to the last

@@ -5,8 +5,9 @@ pymdownx.superfences (markdown-exec's plugin adds none: ``languages: []`` in
 mkdocs.yml), as markdown-exec's own plugin adds its fences. Each is a custom formatter
 in markdown-exec's public style: its validator reads the fence's options, and
 ``base_format`` renders the block, calling a ``run`` that answers with the output of
-the page's next block, run by ``on_page_markdown`` just before MkDocs renders the page
-(:class:`coursekit.mkdocs_adapter.build.PageBlocks`).
+the fence's block, run by ``on_page_markdown`` just before MkDocs renders the page. The
+fence names its block by the place ``on_page_markdown`` wrote on it
+(:mod:`coursekit.markdown.where`; :class:`coursekit.mkdocs_adapter.build.PageResults`).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from coursekit.content.output_box import (
 )
 from coursekit.errors import CourseError
 from coursekit.execution.page_run import BlockResult
+from coursekit.markdown import where
 from coursekit.mkdocs_adapter.build import BuildRun
-from coursekit.mkdocs_adapter.errors import in_fence
+from coursekit.mkdocs_adapter.errors import UntrackedBlock, in_fence
 
 # Options of ours on an executed fence (the page scan read them); markdown-exec must
 # not see them.
@@ -75,9 +77,13 @@ class ExecFence:
         attrs: dict[str, Any],
         md: Markdown,
     ) -> bool:
+        here = where.pop(inputs)
         for key in OUR_OPTIONS:
             inputs.pop(key, None)
-        return bool(mx_validator(language, inputs, options, attrs, md))
+        if not mx_validator(language, inputs, options, attrs, md):
+            return False
+        options[where.AT] = here
+        return True
 
     def formatter(
         self,
@@ -88,9 +94,15 @@ class ExecFence:
         md: Markdown,
         **kwargs: Any,
     ) -> str:
-        if self.build.page is None:  # a bug: on_page_markdown did not run
-            raise RuntimeError("coursekit: a Python fence formatted outside a page")
-        result, drifted = self.build.page.next(source)
+        here = options.pop(where.AT, None)
+        page = self.build.pages.get(here.page) if here is not None else None
+        if here is None or page is None:
+            first = source.strip().split("\n")[0]
+            raise UntrackedBlock(
+                "an executed Python fence that coursekit did not see (is it indented, or "
+                f"inside raw HTML?), starting: {first}"
+            )
+        result, drifted = page.take(here, source)
         block = result.block
         if result.failure is not None:
             return error_box("This block failed", result.failure.report())

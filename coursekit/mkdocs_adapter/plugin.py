@@ -52,16 +52,18 @@ from mkdocs.utils.templates import TemplateContext
 
 from coursekit import files as fingerprints
 from coursekit import numerics
-from coursekit.content import copy_buttons, d2_fence, exercise_nav, interview, quiz, raw_tex
+from coursekit.content import copy_buttons, exercise_nav, interview, quiz, raw_tex
 from coursekit.content.output_box import stamp
 from coursekit.errors import CourseError
 from coursekit.figures import STEP_FIGURE_CLASS
 from coursekit.figures.d2 import rendering
+from coursekit.markdown import where
 from coursekit.mkdocs_adapter import notebook_pages
-from coursekit.mkdocs_adapter.build import BuildRun, PageBlocks, serve_log
+from coursekit.mkdocs_adapter.build import BuildRun, PageResults, serve_log
 from coursekit.mkdocs_adapter.config import CourseConfig
 from coursekit.mkdocs_adapter.errors import in_fence, reporting
 from coursekit.mkdocs_adapter.exec_fence import ExecFence
+from coursekit.mkdocs_adapter.quiz_fence import QuizFence
 from coursekit.mkdocs_adapter.serve_memo import ServeMemo
 from coursekit.notebooks import page_cleanup
 
@@ -69,6 +71,8 @@ log = logging.getLogger("mkdocs.plugins.coursekit")
 
 STEP_SCRIPT = "assets/javascripts/backprop-steps.js"
 STEP_STYLESHEET = "assets/stylesheets/backprop-steps.css"
+# The fences coursekit renders itself, each told its page and line (coursekit.markdown.where).
+FENCES = frozenset({"python", "py", "d2", "quiz", "quiz-index"})
 INTERVIEW_MARKERS = MappingProxyType(
     {"index.md": "<!-- interview:index -->", "summary.md": "<!-- interview:summary -->"}
 )
@@ -111,6 +115,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         settings = fingerprints.digest(Path(config.config_file_path).read_bytes())
         rendered = self.memo.blocks if self.memo else {}
         ExecFence(build, settings, rendered).install(config)
+        QuizFence(build, lambda: self.quiz_renderer, self.memo).install(config)
         self._route_fences(config, build)
         # Without a repository an edit link would point nowhere (MkDocs would even warn).
         if not config.repo_url:
@@ -133,6 +138,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     @event_priority(-100)  # after mkdocs-jupyter has claimed the notebook files
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        self.build.files = files
         notebook_pages.register(self.build, files, config)
         if self.memo:
             self.memo.begin(config, files)
@@ -174,15 +180,15 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         offset = raw.count("\n") - get_data(raw)[0].count("\n")
         source = build.read(markdown, src, offset)
         notebook_pages.generate(build, src, source, config, self.memo)
-        blocks = build.run(source, src)  # what the page's Python fences will show
-        markdown = d2_fence.tag_fences(source.text, source)
+        results = build.run(source)  # what the page's Python fences will show
+        # Each fence coursekit renders learns its page and line from its own options.
+        markdown = where.tag(source, FENCES)
         if source.blocks:
             markdown = stamp(markdown, build.torch)
         markdown = self._interview(markdown, page, config)
         markdown = exercise_nav.append(markdown, exercise_nav.links(build.exercises, src))
-        markdown = self._quizzes(markdown, page, files, offset)
         if self.memo:
-            self.memo.wrap_render(page, _memo_results(blocks), blocks)
+            self.memo.wrap_render(page, _memo_results(results), results)
         return markdown
 
     def _interview(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
@@ -206,50 +212,11 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         page.meta["description"] = interview.plain(interview.short_answer(page.meta, where))
         return markdown
 
-    def _quizzes(self, markdown: str, page: Page, files: Files, offset: int) -> str:
-        if "```quiz" not in markdown:
-            return markdown
-
-        def resolve(target: str) -> str | None:
-            file = files.get_file_from_path(target)
-            return None if file is None else file.url_relative_to(page.file)
-
-        def all_quizzes() -> list[tuple[quiz.Quiz, str, str]]:
-            found = []
-            for uri in self.build.quiz_pages:
-                file = files.get_file_from_path(uri)
-                if file is None:
-                    continue
-                text = file.content_string
-                for one in quiz.page_quizzes(text, f"docs/{uri}"):
-                    found.append((one, _h1(text) or one.slug, resolve(uri) or ""))
-            return found
-
-        def render() -> str:
-            return quiz.render_page(
-                markdown,
-                page.file.src_uri,
-                resolve,
-                all_quizzes,
-                self.quiz_renderer,
-                line_offset=offset,
-            )
-
-        if self.memo is None:
-            return render()
-        # The quiz index is made from every quiz page's source.
-        sources = [
-            f.content_string for f in map(files.get_file_from_path, self.build.quiz_pages) if f
-        ]
-        index = sources if quiz.INDEX_LANG in markdown else []
-        key = fingerprints.digest(self.memo.site, page.file.src_uri, markdown, index)
-        return self.memo.quiz(key, render)
-
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         build, src = self.build, page.file.src_uri
-        if build.page is not None and build.page.src == src:
-            build.page.check_all_shown()
-        build.page = None  # no fence is formatted outside a page's render
+        results = build.pages.get(build.page_path(src))
+        if results is not None:
+            results.check_all_shown()
         if src in build.notebook_jobs:
             clean = partial(page_cleanup.page_content, html, src, self.pruner)
             if self.memo:  # under `mkdocs serve`: by the HTML mkdocs-jupyter made
@@ -329,10 +296,10 @@ def _refuse_raw_tex(build: BuildRun, output: str, page: Page) -> None:
     raise CourseError(problem)
 
 
-def _memo_results(blocks: PageBlocks) -> list[Any]:
+def _memo_results(page: PageResults) -> list[Any]:
     return [
         (r.block, r.output, r.failure.report() if r.failure else None, r.after_failure, drifted)
-        for r, drifted in zip(blocks.results, blocks.drifted, strict=True)
+        for r, drifted in zip(page.results.values(), page.drifted.values(), strict=True)
     ]
 
 

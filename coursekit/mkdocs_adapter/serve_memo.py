@@ -7,8 +7,8 @@ pure functions of what they read, so the plugin keeps one :class:`ServeMemo` for
 life of the serve process and answers them from it, keyed by all of it:
 
 * **Markdown to HTML** (``page.render``): the page's Markdown after the plugin (its
-  includes expanded, its quiz HTML in it), the outputs of its blocks (a hit counts
-  them as shown, as the render did), its source path and address, and a digest of
+  includes expanded, each fence's place written on it), the outputs of its blocks (a
+  hit notes them as shown, as the render did), its source path and address, and a digest of
   what every page depends on (mkdocs.yml, every file of the site and its address). A
   hit restores everything ``render`` sets on the page (HTML, TOC, title, anchors, links
   to check), so MkDocs still validates links and anchors on every build. A notebook
@@ -56,7 +56,7 @@ from mkdocs.structure.pages import Page
 from coursekit import files as fingerprints
 
 if TYPE_CHECKING:
-    from coursekit.mkdocs_adapter.build import PageBlocks
+    from coursekit.mkdocs_adapter.build import PageResults
 
 log = logging.getLogger("mkdocs.plugins.coursekit.memo")
 
@@ -73,7 +73,7 @@ _MAX_ENTRIES = 1024  # per memo: a few times the site's pages, then start again
 @dataclass(frozen=True)
 class _Rendered:
     attributes: dict[str, Any]  # RENDER_ATTRIBUTES as render left them (links by path)
-    shown: int  # how many of the page's blocks its fences showed during the render
+    shown: frozenset[str]  # the keys of the blocks its fences showed during the render
 
 
 class _WarningCount(logging.Handler):
@@ -151,11 +151,11 @@ class ServeMemo:
 
     # -- page.render -------------------------------------------------------------------
 
-    def wrap_render(self, page: Page, results: list[Any], blocks: PageBlocks) -> None:
+    def wrap_render(self, page: Page, results: list[Any], blocks: PageResults) -> None:
         """Answer this page's ``render`` from the memo when its inputs are unchanged.
 
-        ``results`` are the page's block results (part of the key); ``blocks`` counts the
-        fences shown, which a hit must count too.
+        ``results`` are the page's block results (part of the key); ``blocks`` notes the
+        blocks its fences showed, which a hit must note too.
         """
         original = page.render  # the bound method of the class
 
@@ -165,7 +165,7 @@ class ServeMemo:
             )
             hit = self.pages.get(key)
             if hit is not None and _restore(page, hit.attributes, files):
-                blocks.shown = hit.shown
+                blocks.shown |= hit.shown
                 self.stats["reused"] += 1
                 return
             before = dict(vars(page))
@@ -187,7 +187,7 @@ class ServeMemo:
             known = changed <= RENDER_ATTRIBUTES or changed <= NOTEBOOK_RENDER_ATTRIBUTES
             if warnings.count or not known:
                 return  # a warning must be seen again; an unknown attribute is not restored
-            self.pages[key] = _Rendered(_snapshot(page, changed), blocks.shown)
+            self.pages[key] = _Rendered(_snapshot(page, changed), frozenset(blocks.shown))
 
         page.render = render  # type: ignore[method-assign]  # this page, this build only
 
