@@ -108,9 +108,9 @@ def test_a_fence_s_runner_gets_its_definition_and_the_hook_s_globals(
     assert [args.get("from_hook") for _, args in probe.calls] == ["the drift state"] * len(fences)
 
 
-# coursekit/mkdocs_adapter/serve_memo.py restores what MkDocs' Page.render sets on a
-# page, and remembers what Material's SearchIndex.add_entry_from_context appends to its
-# entries.
+# coursekit/mkdocs_adapter/seams.py: what MkDocs' Page.render sets on a page (the serve
+# memo sets it again), what Material's SearchIndex.add_entry_from_context appends to its
+# entries, mkdocs-jupyter's nb_url, and File.abs_src_path as the page's source.
 
 
 def _site(tmp_path: Path, extra: str = "") -> tuple[MkDocsConfig, Files]:
@@ -140,7 +140,7 @@ def _rendered_page(tmp_path: Path) -> tuple[Page, dict[str, object]]:
 
 
 def _render_attributes(page: Page) -> dict[str, Any]:
-    from coursekit.mkdocs_adapter.serve_memo import RENDER_ATTRIBUTES
+    from coursekit.mkdocs_adapter.seams import RENDER_ATTRIBUTES
 
     found = {k: v for k, v in vars(page).items() if k in RENDER_ATTRIBUTES}
     found["toc"] = [(item.id, item.title, len(item.children)) for item in page.toc]
@@ -148,11 +148,11 @@ def _render_attributes(page: Page) -> dict[str, Any]:
 
 
 def test_page_render_sets_only_the_attributes_the_memo_restores(tmp_path: Path) -> None:
-    from coursekit.mkdocs_adapter.serve_memo import RENDER_ATTRIBUTES
+    from coursekit.mkdocs_adapter.seams import RENDER_ATTRIBUTES
 
     page, before = _rendered_page(tmp_path)
     changed = {k for k, v in vars(page).items() if k not in before or before[k] is not v}
-    assert changed == RENDER_ATTRIBUTES, "Page.render changed shape: update serve_memo"
+    assert changed == RENDER_ATTRIBUTES, "Page.render changed shape: update seams.py"
     # Links to other pages' anchors are keyed by File (rebuild_memo keeps their paths).
     assert page.links_to_anchors is not None
     assert [f.src_uri for f in page.links_to_anchors] == ["b.md"]
@@ -262,3 +262,52 @@ def test_material_makes_its_search_index_in_on_config_and_fills_it_per_page(
         entries.append(plugin.search_index.entries)
     assert len(calls) == 1
     assert entries[1] == entries[0] and {e["title"] for e in entries[0]} >= {"A", "Part"}
+
+
+def test_a_page_is_read_and_its_notebook_copied_from_the_source_set_on_its_file(
+    tmp_path: Path,
+) -> None:
+    """seams.read_from: MkDocs reads the page's source, and mkdocs-jupyter renders it and
+    copies the download next to the page, from File.abs_src_path at that moment."""
+    from mkdocs_jupyter.plugin import Plugin as JupyterPlugin
+
+    from coursekit.mkdocs_adapter import seams
+
+    config, files = _site(tmp_path)
+    other = tmp_path / "elsewhere.md"
+    other.write_text("# From elsewhere\n", encoding="utf-8")
+    file = files.get_file_from_path("a.md")
+    assert file is not None
+    seams.read_from(file, str(other))
+    page = Page(None, file, config)
+    page.read_source(config)
+    assert page.markdown is not None and page.markdown.startswith("# From elsewhere")
+
+    notebook = tmp_path / "docs" / "n.ipynb"
+    notebook.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    executed = tmp_path / "executed.ipynb"
+    executed.write_text(notebook.read_text())
+    nb_file = File("n.ipynb", config.docs_dir, config.site_dir, True)
+    jupyter = JupyterPlugin()
+    jupyter.load_config({"include_source": True})
+    nb_page = Page(None, nb_file, config)
+    seams.read_from(nb_file, str(executed))
+    seams.read_from(nb_file, str(notebook))  # the clean copy back, as on_post_page does
+    jupyter.on_post_page("", page=nb_page, config=config)
+    copied = Path(nb_file.abs_dest_path).parent / "n.ipynb"
+    assert copied.read_text() == notebook.read_text(), "mkdocs-jupyter copies another file"
+
+
+def test_mkdocs_jupyter_names_a_notebook_page_s_download_nb_url(tmp_path: Path) -> None:
+    """seams.notebook_download: mkdocs-jupyter sets page.nb_url, which the theme prints."""
+    from mkdocs_jupyter.plugin import Plugin as JupyterPlugin
+
+    from coursekit.mkdocs_adapter import seams
+
+    config, _ = _site(tmp_path)
+    notebook = tmp_path / "docs" / "n.ipynb"
+    notebook.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    page = Page(None, File("n.ipynb", config.docs_dir, config.site_dir, True), config)
+    JupyterPlugin()._set_nb_url(page)  # what its on_pre_page calls for a notebook page
+    download = seams.notebook_download(page)
+    assert download is not None and download.endswith("n.ipynb"), "nb_url moved: update seams"

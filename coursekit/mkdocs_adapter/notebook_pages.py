@@ -32,6 +32,7 @@ from coursekit import files as fingerprints
 from coursekit import versions
 from coursekit.errors import CourseError
 from coursekit.markdown.page import PageSource
+from coursekit.mkdocs_adapter import seams
 from coursekit.mkdocs_adapter.build import BuildRun, ChapterNotebook, NotebookJob
 from coursekit.mkdocs_adapter.serve_memo import ServeMemo
 from coursekit.notebooks import chapters, execute, links
@@ -112,14 +113,14 @@ def use_executed_copy(build: BuildRun, page: Page) -> None:
         error.add_note("The notebook's page was not built.")
         raise
     build.restore[page.file.src_uri] = str(job.source)
-    page.file.abs_src_path = str(copy)
+    seams.read_from(page.file, str(copy))
 
 
 def restore_source(build: BuildRun, page: Page) -> None:
     """``on_post_page``: the download copied next to the page is the clean notebook."""
     source = build.restore.pop(page.file.src_uri, None)
     if source is not None:
-        page.file.abs_src_path = source
+        seams.read_from(page.file, source)
 
 
 HEADING_ID = re.compile(r"<h([1-6])\b[^>]*\sid=\"([^\"]+)\"")

@@ -30,11 +30,9 @@ written is a full build's, byte for byte (tests/test_rebuild_memo.py). A render 
 logged a warning is never remembered: strict mode must count it again next time.
 `mkdocs build` makes one build per process and uses no memo.
 
-Two seams are not public API, and this module is the only place that uses them: the
-attributes ``Page.render`` sets, and Material's ``SearchIndex.entries``. Both are
-wrapped per page and per index instance (no class is patched), and
-tests/test_private_apis.py fails loudly if either changes in a MkDocs or Material
-release.
+The seams that are not public API (what ``Page.render`` sets, Material's search index,
+mkdocs-jupyter's download link) are used through coursekit/mkdocs_adapter/seams.py,
+whose tests fail loudly if a MkDocs, Material or mkdocs-jupyter release changes them.
 """
 
 from __future__ import annotations
@@ -54,25 +52,19 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from coursekit import files as fingerprints
+from coursekit.mkdocs_adapter import seams
 
 if TYPE_CHECKING:
     from coursekit.mkdocs_adapter.build import PageResults
 
 log = logging.getLogger("mkdocs.plugins.coursekit.memo")
 
-# What Page.render sets on a page (mkdocs 1.6): a hit restores exactly these.
-RENDER_ATTRIBUTES = frozenset(
-    {"content", "toc", "_title_from_render", "present_anchor_ids", "links_to_anchors"}
-)
-# mkdocs-jupyter's render of a notebook page sets these instead (it replaces the page's
-# render, as coursekit's memo wraps it): the title is the notebook's first heading.
-NOTEBOOK_RENDER_ATTRIBUTES = frozenset({"content", "toc", "title"})
 _MAX_ENTRIES = 1024  # per memo: a few times the site's pages, then start again
 
 
 @dataclass(frozen=True)
 class _Rendered:
-    attributes: dict[str, Any]  # RENDER_ATTRIBUTES as render left them (links by path)
+    attributes: dict[str, Any]  # what the render set (seams.saved_render)
     shown: frozenset[str]  # the keys of the blocks its fences showed during the render
 
 
@@ -157,18 +149,17 @@ class ServeMemo:
         ``results`` are the page's block results (part of the key); ``blocks`` notes the
         blocks its fences showed, which a hit must note too.
         """
-        original = page.render  # the bound method of the class
 
         def render(config: MkDocsConfig, files: Files) -> None:
             key = fingerprints.digest(
                 self.site, page.file.src_uri, page.url, page.markdown, results
             )
             hit = self.pages.get(key)
-            if hit is not None and _restore(page, hit.attributes, files):
+            if hit is not None and seams.restore_render(page, hit.attributes, files):
                 blocks.shown |= hit.shown
                 self.stats["reused"] += 1
                 return
-            before = dict(vars(page))
+            before = seams.render_state(page)
             warnings = _WarningCount()
             loggers = [logging.getLogger(), logging.getLogger("mkdocs")]
             for logger in loggers:
@@ -179,41 +170,34 @@ class ServeMemo:
                 for logger in loggers:
                     logger.removeHandler(warnings)
             self.stats["rendered"] += 1
-            changed = {
-                k
-                for k, v in vars(page).items()
-                if k != "render" and (k not in before or before[k] is not v)
-            }
-            known = changed <= RENDER_ATTRIBUTES or changed <= NOTEBOOK_RENDER_ATTRIBUTES
-            if warnings.count or not known:
+            changed = seams.rendered(page, before)
+            if warnings.count or changed is None:
                 return  # a warning must be seen again; an unknown attribute is not restored
-            self.pages[key] = _Rendered(_snapshot(page, changed), frozenset(blocks.shown))
+            self.pages[key] = _Rendered(seams.saved_render(page, changed), frozenset(blocks.shown))
 
-        page.render = render  # type: ignore[method-assign]  # this page, this build only
+        original = seams.answer_render(page, render)
 
     # -- search entries ----------------------------------------------------------------
 
     def wrap_search(self, config: MkDocsConfig) -> None:
         """Answer the search index's entries of an unchanged page from the memo."""
-        plugin = config.plugins.get("material/search") or config.plugins.get("search")
-        index = getattr(plugin, "search_index", None)
+        index = seams.search_index(config)
         if index is None:
             return
-        original: Callable[[Page], None] = index.add_entry_from_context
 
-        def add_entry_from_context(page: Page) -> None:
+        def add(page: Page, original: Callable[[Page], None], entries: list[Any]) -> None:
             key = fingerprints.digest(
                 self.site, page.url, page.title, page.content, page.meta, _toc(page.toc)
             )
             hit = self.search.get(key)
             if hit is not None:
-                index.entries.extend(copy.deepcopy(hit))
+                entries.extend(copy.deepcopy(hit))
                 return
-            start = len(index.entries)
+            start = len(entries)
             original(page)
-            self.search[key] = copy.deepcopy(index.entries[start:])
+            self.search[key] = copy.deepcopy(entries[start:])
 
-        index.add_entry_from_context = add_entry_from_context  # this build's index only
+        seams.answer_search(index, add)
 
     # -- quizzes -----------------------------------------------------------------------
 
@@ -279,7 +263,7 @@ class ServeMemo:
             neighbours,
             page.edit_url,
             page.canonical_url,
-            repr(vars(page).get("nb_url")),  # mkdocs-jupyter's download link
+            seams.notebook_download(page),
         )
 
 
@@ -289,27 +273,3 @@ def _pages(count: int) -> str:
 
 def _toc(items: Any) -> list[Any]:
     return [(i.id, i.url, i.title, i.level, _toc(i.children)) for i in items]
-
-
-def _snapshot(page: Page, changed: set[str]) -> dict[str, Any]:
-    attributes = {
-        k: copy.deepcopy(v)
-        for k, v in vars(page).items()
-        if k in RENDER_ATTRIBUTES | changed and k != "links_to_anchors"
-    }
-    links = vars(page).get("links_to_anchors", False)
-    if links is not False:  # File objects are new every build: keep their paths
-        attributes["links_to_anchors"] = links and {f.src_uri: dict(a) for f, a in links.items()}
-    return attributes
-
-
-def _restore(page: Page, attributes: dict[str, Any], files: Files) -> bool:
-    restored = {k: copy.deepcopy(v) for k, v in attributes.items()}
-    links = restored.get("links_to_anchors")
-    if links is not None:
-        by_file = {files.get_file_from_path(uri): anchors for uri, anchors in links.items()}
-        if None in by_file:
-            return False
-        restored["links_to_anchors"] = by_file
-    vars(page).update(restored)
-    return True
