@@ -32,6 +32,7 @@ from nbclient import NotebookClient
 from support import ROOT, build, fixture_site, project
 
 from coursekit import versions
+from coursekit.content.exercise_nav import Exercise
 from coursekit.execution import older
 from coursekit.execution.compare import Verdict, compare
 from coursekit.execution.record import Record, recorded_view
@@ -39,7 +40,7 @@ from coursekit.markdown.includes import Includes
 from coursekit.markdown.page import read_page
 from coursekit.markdown.regions import region_names
 from coursekit.notebooks import chapters, execute, links
-from coursekit.notebooks.exercises import Exercise, region
+from coursekit.notebooks.exercises import region
 from coursekit.notebooks.page_cleanup import StylePruner
 
 PROJECT = project()  # one load per process: tests/support.py

@@ -64,7 +64,7 @@ def _read(page: Path) -> _PageQuizzes:
 # Collection never raises on a bad quiz: the tests below are parametrised over the quizzes
 # that load, and test_quiz_data_is_valid is the one that names a quiz that does not.
 QUIZZES = [q for page in PAGES for q in _read(page).quizzes]
-QUESTIONS = [(q, question) for q in QUIZZES for question in q.questions]
+QUESTIONS = [(q, question.yaml) for q in QUIZZES for question in q.questions]
 
 
 def _ids(item: Any) -> str:

@@ -28,7 +28,9 @@ _CODE = re.compile(r"`[^`]*`")
 
 
 @dataclass(frozen=True)
-class Question:
+class QuestionPage:
+    """One interview question's page, as the index and the summary list it."""
+
     src: str  # docs-relative: "interview/what-does-backward-do.md"
     title: str  # the H1, Markdown (may hold inline code)
     description: str  # the short answer
@@ -37,7 +39,7 @@ class Question:
 @dataclass(frozen=True)
 class Topic:
     title: str
-    questions: tuple[Question, ...]
+    questions: tuple[QuestionPage, ...]
 
     @property
     def anchor(self) -> str:
@@ -75,9 +77,9 @@ def question_title(body: str, meta: Mapping[str, Any], where: str) -> str:
     return h1
 
 
-def question(src: str, body: str, meta: Mapping[str, Any]) -> Question:
+def question(src: str, body: str, meta: Mapping[str, Any]) -> QuestionPage:
     where = f"docs/{src}"
-    return Question(src, question_title(body, meta, where), short_answer(meta, where))
+    return QuestionPage(src, question_title(body, meta, where), short_answer(meta, where))
 
 
 def question_page(markdown: str, meta: Mapping[str, Any], where: str) -> str:

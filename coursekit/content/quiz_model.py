@@ -8,7 +8,7 @@ frozen questions, or raises :class:`QuizError` with all the problems at once.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -58,30 +58,15 @@ def _text(value: Any) -> str:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Question(Mapping[str, Any]):
-    """What every question has.
-
-    Read as a mapping (``question["type"]``), a question is its YAML as written, which
-    is how tests/test_quizzes.py reads it. The templates read attributes
-    (``question.kind``): Jinja's ``[...]`` and ``map(attribute=...)`` look in the
-    mapping first.
-    """
+class Question:
+    """What every question has; ``yaml`` is the question as written (tests read it)."""
 
     kind: ClassVar[str]
     id: str
     prompt: str
     explain: str
     see: str
-    source: Mapping[str, Any] = field(repr=False, compare=False)
-
-    def __getitem__(self, key: str) -> Any:
-        return self.source[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.source)
-
-    def __len__(self) -> int:
-        return len(self.source)
+    yaml: Mapping[str, Any] = field(repr=False, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -300,7 +285,7 @@ def _common(question: dict[str, Any]) -> dict[str, Any]:
         "prompt": _text(question["prompt"]),
         "explain": _text(question.get("explain")),
         "see": _text(question.get("see")),
-        "source": MappingProxyType(question),
+        "yaml": MappingProxyType(question),
     }
 
 

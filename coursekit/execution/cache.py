@@ -39,7 +39,7 @@ PACKAGE = Path(__file__).resolve().parent.parent
 # What a block's output can depend on, besides its code and the versions: the folders
 # and modules of coursekit/ that run blocks or that blocks import.
 OUTPUT_CODE = ("execution", "figures")
-OUTPUT_MODULES = ("files.py", "versions.py")
+OUTPUT_MODULES = ("files.py", "versions.py", "css.py")
 
 
 def runner_digest(package: Path = PACKAGE) -> str:

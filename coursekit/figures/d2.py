@@ -28,15 +28,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
-import tinycss2
-
-from coursekit import files, versions
+from coursekit import css, files, versions
+from coursekit.css import Node
 from coursekit.errors import CourseError
 from coursekit.figures import svg_cleanup
-
-Node = Any  # a tinycss2 node: tinycss2 ships no type information
 
 LIGHT_THEME = 0  # Neutral Default
 DARK_THEME = 200  # Dark Mauve
@@ -65,7 +61,7 @@ class DiagramError(CourseError, ValueError):
 def _code_digest() -> str:
     # A change to the post-processing (this module, the shared SVG checks, the CSS
     # parser that reads and writes D2's stylesheet) or the palette must not reuse renders.
-    code = [Path(module).read_bytes() for module in (__file__, svg_cleanup.__file__)]
+    code = [Path(module).read_bytes() for module in (__file__, svg_cleanup.__file__, css.__file__)]
     return files.digest(*code, versions.package("tinycss2"))
 
 
@@ -219,45 +215,27 @@ def _postprocess(svg: str) -> str:
     return svg_cleanup.well_formed(sized)  # refuse to publish malformed markup
 
 
-def _rules(css: str | list[Node]) -> list[Node]:
+def _rules(sheet: str | list[Node]) -> list[Node]:
     """The rules of D2's stylesheet, or of an at-rule's block (tinycss2 nodes)."""
-    rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
-    if any(rule.type == "error" for rule in rules):
+    found = css.rules(sheet)
+    if any(rule.type == "error" for rule in found):
         raise DiagramError("unexpected CSS in the d2 SVG")
-    return rules
+    return found
 
 
 # The media query of D2's dark theme, compared without spaces: D2 may space it either way.
 _DARK = "@mediascreenand(prefers-color-scheme:dark)"
 
 
-def _restyle(css: str, scope: str, svg_body: str) -> str:
+def _restyle(sheet: str, scope: str, svg_body: str) -> str:
     """Scope every rule to this SVG; turn D2's dark media query into Material's slate."""
     rules = []
-    for rule in _rules(css):
-        if rule.type == "at-rule" and _text(rule).replace(" ", "") == _DARK:
+    for rule in _rules(sheet):
+        if rule.type == "at-rule" and css.prelude(rule).replace(" ", "") == _DARK:
             rules += [_rule(r, scope, svg_body, SLATE + " ") for r in _rules(rule.content)]
         else:
             rules.append(_rule(rule, scope, svg_body, ""))
     return "\n".join(rule for rule in rules if rule)
-
-
-def _text(rule: Node) -> str:
-    """A rule's prelude as text: "@keyframes dashdraw", ".d2-1 .fill-N1, .d2-1 .x"."""
-    at = f"@{rule.at_keyword}" if rule.type == "at-rule" else ""
-    return (at + tinycss2.serialize(rule.prelude)).strip()
-
-
-def _selectors(prelude: list[Node]) -> list[str]:
-    """A selector list's selectors, split at its top-level commas (a comma inside
-    :is(...) or [...] is inside a block token of its own)."""
-    selectors: list[list[Node]] = [[]]
-    for token in prelude:
-        if token == ",":
-            selectors.append([])
-        else:
-            selectors[-1].append(token)
-    return [tinycss2.serialize(tokens).strip() for tokens in selectors]
 
 
 def _unused(selectors: str, svg_body: str) -> bool:
@@ -274,8 +252,8 @@ def _rule(rule: Node, scope: str, svg_body: str, prefix: str) -> str:
     """One rule, its selectors prefixed with ``prefix`` and the SVG's own class."""
     if rule.content is None:  # @charset, @import: no block (an @import is refused later)
         return str(rule.serialize())
-    prelude = _text(rule)
-    body = re.sub(r"\s*\n\s*", "", tinycss2.serialize(rule.content).strip())
+    prelude = css.prelude(rule)
+    body = re.sub(r"\s*\n\s*", "", css.serialize(rule.content).strip())
     if prelude == "@font-face":
         # D2 embeds subsets of Source Sans Pro in every SVG. Loading them made Chromium
         # restyle and lay out the whole page again (style and layout 210 → 142 ms on
@@ -286,7 +264,7 @@ def _rule(rule: Node, scope: str, svg_body: str, prefix: str) -> str:
     if _unused(prelude, svg_body):
         return ""
     body = re.sub(r'font-family:\s*"?d2-\d+-font-([\w-]+)"?', _page_font, body)
-    selectors = _selectors(rule.prelude)
+    selectors = [css.serialize(tokens) for tokens in css.selectors(rule.prelude)]
     scoped = [prefix + (sel if sel.startswith(scope) else f"{scope} {sel}") for sel in selectors]
     return f"{','.join(scoped)}{{{body}}}"
 

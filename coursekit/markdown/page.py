@@ -13,6 +13,7 @@ never open or close a fence of the page; each line of it is then expanded in pla
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,3 +110,9 @@ def read_file(
     return read_page(
         file.read_text(encoding="utf-8"), path, includes, default_timeout=default_timeout
     )
+
+
+def title(text: str) -> str:
+    """A page's H1 (``# Title`` on a line of its own), or "" without one."""
+    found = re.search(r"^# (.+)$", text, re.M)
+    return found[1].strip() if found else ""

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import html
 import logging
-import re
 from collections.abc import Callable
 from functools import cached_property, partial
 from pathlib import Path
@@ -148,8 +147,13 @@ class CoursePlugin(BasePlugin[CourseConfig]):
         build, options = self.build, self.config
         exercises = options.exercises.rstrip("/") + "/"
         quizzes = options.quizzes.rstrip("/") + "/"
+        where = {
+            "docs": build.docs,
+            "snippets": build.root / options.exercise_snippets,
+            "notebooks": build.docs / options.exercise_notebooks,
+        }
         build.exercises = [
-            exercise_nav.Exercise(page.file.src_uri, _h1(page.file.content_string))
+            exercise_nav.exercise(page.file.src_uri, page.file.content_string, **where)
             for page in nav.pages
             if page.file.src_uri.startswith(exercises)
         ]
@@ -255,11 +259,6 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
 
 # --- helpers -----------------------------------------------------------------------------
-
-
-def _h1(text: str) -> str:
-    match = re.search(r"^# (.+)$", text, re.M)
-    return match[1].strip() if match else ""
 
 
 def with_step_assets(html: str, page_url: str) -> str:

@@ -18,13 +18,14 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils.meta import get_data
 
 from coursekit import versions
+from coursekit.content.exercise_nav import Exercise, exercise
 from coursekit.execution import older
 from coursekit.execution.record import Record
 from coursekit.markdown.includes import Includes
 from coursekit.markdown.page import PageSource, read_page
 from coursekit.mkdocs_adapter.config import CourseConfig
 from coursekit.notebooks import chapters
-from coursekit.notebooks.exercises import Exercise, build, render
+from coursekit.notebooks.exercises import build, render
 
 PLUGIN = "coursekit"
 
@@ -99,21 +100,16 @@ class Project:
     def exercises(self) -> list[Exercise]:
         """Every exercise, in navigation order."""
         folder = self.options.exercises.rstrip("/") + "/"
-        notebooks = self.docs / self.options.exercise_notebooks
-        snippets = self.root / self.options.exercise_snippets
-        found = []
-        for path in self.nav_paths():
-            if path.startswith(folder) and path.endswith(".md"):
-                slug = path.removeprefix(folder).removesuffix(".md")
-                found.append(
-                    Exercise(
-                        slug=slug,
-                        page=self.docs / path,
-                        snippet=snippets / f"{slug.replace('-', '_')}.py",
-                        notebook=notebooks / f"{slug}.ipynb",
-                    )
-                )
-        return found
+        where = {
+            "docs": self.docs,
+            "snippets": self.root / self.options.exercise_snippets,
+            "notebooks": self.docs / self.options.exercise_notebooks,
+        }
+        return [
+            exercise(path, (self.docs / path).read_text(encoding="utf-8"), **where)
+            for path in self.nav_paths()
+            if path.startswith(folder) and path.endswith(".md")
+        ]
 
     def chapter_pages(self) -> list[Path]:
         return sorted(

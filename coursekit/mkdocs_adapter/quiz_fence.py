@@ -9,7 +9,6 @@ it with its links relative to its page. ``quiz-index`` lists every quiz of the s
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +21,7 @@ from coursekit.content import quiz
 from coursekit.errors import CourseError
 from coursekit.markdown import where
 from coursekit.markdown.fences import Fence
+from coursekit.markdown.page import title
 from coursekit.mkdocs_adapter.build import BuildRun
 from coursekit.mkdocs_adapter.errors import in_fence
 from coursekit.mkdocs_adapter.serve_memo import ServeMemo
@@ -93,14 +93,9 @@ class QuizFence:
         for uri in self.build.quiz_pages:
             text = self.build.file_text(uri)
             for one in quiz.page_quizzes(text, f"docs/{uri}"):
-                entries.append((one, _h1(text) or one.slug, resolve(uri) or ""))
+                entries.append((one, title(text) or one.slug, resolve(uri) or ""))
         return self.renderer().index(entries)
 
     def _index_sources(self) -> list[str]:
         """What the index is made from: every quiz page's source."""
         return [self.build.file_text(uri) for uri in self.build.quiz_pages]
-
-
-def _h1(text: str) -> str:
-    match = re.search(r"^# (.+)$", text, re.M)
-    return match[1].strip() if match else ""

@@ -18,11 +18,11 @@ while one is stale.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
+from coursekit.content.exercise_nav import Exercise
 from coursekit.errors import CourseError
 from coursekit.markdown.regions import RegionError, read_region
 
@@ -43,16 +43,6 @@ Run this cell after yours. You do not need to change it."""
 
 class NotebookSourceError(CourseError, ValueError):
     """An exercise page or snippet lacks a part the notebook needs."""
-
-
-@dataclass(frozen=True)
-class Exercise:
-    """Where one exercise's sources and notebook live."""
-
-    slug: str
-    page: Path  # docs/practice/exercises/<slug>.md
-    snippet: Path  # snippets/practice/<slug_with_underscores>.py
-    notebook: Path  # docs/practice/notebooks/<slug>.ipynb
 
 
 def region(path: Path, name: str) -> str:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-import tinycss2
-
+from coursekit import css
 from coursekit.content.mathml import INLINE_MATH, MathError, to_mathml
+from coursekit.css import Node
 
 # nbconvert's template always emits MathJax (from a CDN, or an empty src when the URL
 # is blank) and a Mermaid loader that imports from a CDN. The notebooks use neither,
@@ -50,7 +49,6 @@ _STYLE = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.S)
 _ANY_OF = frozenset({"not", "is", "where", "has"})
 # At-rules kept whole; any other at-rule with a block (@media, @supports) is pruned inside.
 _WHOLE = frozenset({"font-face", "keyframes", "charset", "import"})
-Node = Any  # a tinycss2 node: tinycss2 ships no type information
 
 
 class StylePruner:
@@ -61,47 +59,20 @@ class StylePruner:
     def __init__(self) -> None:
         self._split: dict[str, tuple[Node, ...]] = {}
 
-    def rules(self, css: str) -> tuple[Node, ...]:
-        if css not in self._split:
+    def rules(self, sheet: str) -> tuple[Node, ...]:
+        if sheet not in self._split:
             if len(self._split) > 16:  # a handful of stylesheets, never more
                 self._split.clear()
-            self._split[css] = tuple(_rules(css))
-        return self._split[css]
+            self._split[sheet] = tuple(css.rules(sheet))
+        return self._split[sheet]
 
     def prune(self, html: str) -> str:
         without_styles = _STYLE.sub("", html)
         used = {c for m in re.finditer(r'class="([^"]*)"', without_styles) for c in m[1].split()}
         return _STYLE.sub(lambda m: m[1] + self._prune(m[2], used) + m[3], html)
 
-    def _prune(self, css: str, used: set[str]) -> str:
-        return _prune(self.rules(css), used)
-
-
-def _rules(css: str | Iterable[Node]) -> list[Node]:
-    """The rules of a stylesheet, or of an at-rule's block, without comments."""
-    return tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
-
-
-def _selectors(prelude: Sequence[Node]) -> list[list[Node]]:
-    """A selector list split at its top-level commas. The commas inside :is(...) or
-    [...] are inside a block token of their own, so they are not at the top level."""
-    selectors: list[list[Node]] = [[]]
-    for token in _trimmed(prelude):
-        if token == ",":
-            selectors.append([])
-        else:
-            selectors[-1].append(token)
-    return selectors
-
-
-def _trimmed(tokens: Sequence[Node]) -> Sequence[Node]:
-    """Without the whitespace at either end (before the "{" of a rule, for one)."""
-    start, end = 0, len(tokens)
-    while start < end and tokens[start].type == "whitespace":
-        start += 1
-    while end > start and tokens[end - 1].type == "whitespace":
-        end -= 1
-    return tokens[start:end]
+    def _prune(self, sheet: str, used: set[str]) -> str:
+        return _prune(self.rules(sheet), used)
 
 
 def _required(selector: Iterable[Node]) -> set[str]:
@@ -125,18 +96,16 @@ def _prune(rules: Iterable[Node], used: set[str]) -> str:
     for rule in rules:
         if rule.type == "qualified-rule":
             # A selector can match only if every class it requires is on the page.
-            alive = [
-                tinycss2.serialize(s) for s in _selectors(rule.prelude) if _required(s) <= used
-            ]
+            alive = [css.serialize(s) for s in css.selectors(rule.prelude) if _required(s) <= used]
             if alive:
-                kept.append(f"{','.join(alive)}{{{tinycss2.serialize(rule.content)}}}")
+                kept.append(f"{','.join(alive)}{{{css.serialize(rule.content)}}}")
         elif rule.type == "at-rule":
             if rule.content is None or rule.lower_at_keyword in _WHOLE:
                 kept.append(rule.serialize())
                 continue
-            inner = _prune(_rules(rule.content), used)  # @media, @supports: prune inside
+            inner = _prune(css.rules(rule.content), used)  # @media, @supports: prune inside
             if inner:
-                kept.append(f"@{rule.at_keyword}{tinycss2.serialize(rule.prelude)}{{{inner}}}")
+                kept.append(f"@{rule.at_keyword}{css.serialize(rule.prelude)}{{{inner}}}")
         # Else a parse error, which a browser drops too. mkdocs-jupyter 0.26 writes one
         # <style> as a Python list's repr ("['pre { ...'"): one error, the whole sheet.
     return "".join(kept)
