@@ -8,6 +8,7 @@ tests/test_serve.py shows what `make serve` does with one.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -91,7 +92,7 @@ def _error_message(log: str) -> str:
     """The message of the build's error: what follows MkDocs' "Error reading page" line."""
     lines = log.splitlines()
     for i, line in enumerate(lines):
-        if line.startswith("ERROR") and "Error reading page" not in line:
+        if line.startswith("ERROR") and not re.search(r"Error (?:reading|building) page", line):
             first = line.split("-  ", 1)[1]
             rest = [
                 x for x in lines[i + 1 :] if not x.startswith(("ERROR", "Aborted", "INFO", "Abort"))
