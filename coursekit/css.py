@@ -1,9 +1,10 @@
 """Stylesheets read as rules and selectors: the one tinycss2 walker of the engine.
 
 D2's SVG styles are scoped to their diagram (:mod:`coursekit.figures.d2`), notebook pages
-lose JupyterLab's unused rules (:mod:`coursekit.notebooks.page_cleanup`): both read CSS
-through these few functions, so a rule, an at-rule and a selector list mean the same to
-both.
+lose JupyterLab's unused rules (:mod:`coursekit.notebooks.page_cleanup`), and the slate
+rules are copied for a dark-scheme reader without JavaScript
+(:mod:`coursekit.content.dark_without_js`): all read CSS through these few functions, so
+a rule, an at-rule and a selector list mean the same to each.
 """
 
 from __future__ import annotations

@@ -71,8 +71,10 @@ class SharedKernel:
             elif kind == "error":
                 outputs.append({"output_type": "error", "text": "\n".join(content["traceback"])})
 
+        # Stored in the history, as a notebook's cells are: IPython reads a trailing ";"
+        # (which hides a value) from the last stored input.
         reply = self.client.execute_interactive(
-            code, output_hook=hook, timeout=300, store_history=False
+            code, output_hook=hook, timeout=300, store_history=True
         )
         if reply["content"]["status"] != "ok" and not allow_errors:
             error = "".join(o.get("text", "") for o in outputs if o["output_type"] == "error")

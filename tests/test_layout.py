@@ -459,3 +459,19 @@ def test_every_engine_error_derives_from_course_error() -> None:
         if not issubclass(e, CourseError)
     ]
     assert not stray, f"not CourseErrors, so the build would print a traceback: {stray}"
+
+
+def test_no_control_character_in_a_page_or_snippet() -> None:
+    """A control character in a source ("\\a" of "\\approx" written through a Python string)
+    is invisible in an editor and invalid in the built HTML (W3C Nu: U+0007)."""
+    control = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+    found = [
+        f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, match.start()) + 1}: "
+        f"U+{ord(match[0]):04X}"
+        for folder in ("docs", "snippets")
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.suffix in {".md", ".py", ".ipynb", ".yml"}
+        for text in [path.read_text(encoding="utf-8")]
+        for match in control.finditer(text)
+    ]
+    assert not found, found

@@ -27,6 +27,15 @@ from coursekit.errors import CourseError
 # pattern, but a list item's text can hold one).
 INLINE_MATH = r"(?<![\\$\w])\$(?=[^\s$])(?P<tex>(?:\\\$|[^$\n]|\n(?![ \t]*\n))+?)(?<=\S)\$(?![\w$])"
 
+# Inline maths with the punctuation around it: an opening parenthesis or quote just before,
+# closing punctuation just after. A browser may break a line on either side of a <math>
+# element, so "halfway between $-1$ and $1$." could end one line with the maths and start
+# the next with its full stop. The maths and its punctuation go into one span that never
+# breaks (.math-inline in docs/assets/stylesheets/course.css).
+INLINE_MATH_WITH_PUNCTUATION = (
+    r"(?:(?<!\\)(?P<open>[(\"]+))?" + INLINE_MATH + r"(?P<close>[.,;:!?)'\"]+)?"
+)
+
 
 class MathError(CourseError, ValueError):
     """LaTeX that latex2mathml cannot read."""
@@ -41,20 +50,32 @@ def to_mathml(tex: str, *, display: bool) -> str:
     return mathml.replace("<math ", f'<math alttext="{html.escape(tex.strip())}" ', 1)
 
 
+def with_punctuation(mathml: str, before: str, after: str) -> str:
+    """Inline ``mathml`` with the punctuation (HTML) found just before and after it, in a
+    span that no line break parts (INLINE_MATH_WITH_PUNCTUATION's groups)."""
+    if not before and not after:
+        return mathml
+    return f'<span class="math-inline">{before}{mathml}{after}</span>'
+
+
 class _InlineMath(InlineProcessor):
     def handleMatch(  # type: ignore[override]  # the stubs give only Pattern's signature
         self, m: re.Match[str], data: str
     ) -> tuple[Any, int, int]:
         # A line break inside the maths is a space, as in TeX (and in its alttext).
         tex = re.sub(r"\s*\n\s*", " ", m["tex"])
-        placeholder = self.md.htmlStash.store(to_mathml(tex, display=False))
+        mathml = to_mathml(tex, display=False)
+        before, after = html.escape(m["open"] or ""), html.escape(m["close"] or "")
+        placeholder = self.md.htmlStash.store(with_punctuation(mathml, before, after))
         return placeholder, m.start(0), m.end(0)
 
 
 class MathMLExtension(Extension):
     def extendMarkdown(self, md: Markdown) -> None:
         # Above emphasis (so `_` inside maths is not italics), below code spans.
-        md.inlinePatterns.register(_InlineMath(INLINE_MATH, md), "mathml_inline", 185)
+        md.inlinePatterns.register(
+            _InlineMath(INLINE_MATH_WITH_PUNCTUATION, md), "mathml_inline", 185
+        )
 
 
 def makeExtension(**kwargs: Any) -> MathMLExtension:

@@ -45,6 +45,32 @@ def blank_size(answers: Sequence[str]) -> int:
     return max(6, *(len(answer) + 2 for answer in answers))
 
 
+# Where a line of a blank's code may wrap besides its spaces: after a dot that a name
+# follows ("torch." / "optim.SGD(...)"), never inside a name or a number.
+_AFTER_DOT = re.compile(r"(?<=\.)(?=[A-Za-z_])")
+_BREAK = re.compile(r" |(?<=\.)(?=[A-Za-z_])")
+
+
+def code_breaks(text: str) -> Markup:
+    """Code as HTML, with a <wbr> where a line of it may wrap besides its spaces."""
+    return Markup("<wbr>").join(_escape(part) for part in _AFTER_DOT.split(text))
+
+
+def around_blank(before: str, after: str) -> tuple[Markup, Markup, Markup, Markup]:
+    """The line of a blank, cut where a line may wrap: the code before the blank, the
+    code that touches the blank on each side (from the last place a line may wrap before
+    it to the first after it: ``p.`` and ``],`` in ``if p.____], lr=0.1``), and the code
+    after. quiz.html keeps the touching code and the blank on one line."""
+    cut = max((m.end() for m in _BREAK.finditer(before)), default=0)
+    found = _BREAK.search(after)
+    end = found.start() if found else len(after)
+    # A cut after a dot is a place to wrap too (a cut at a space already is one).
+    wrap = Markup("<wbr>")
+    code_before = code_breaks(before[:cut]) + (wrap if before[:cut].endswith(".") else "")
+    code_after = (wrap if after[:end].endswith(".") else "") + code_breaks(after[end:])
+    return code_before, _escape(before[cut:]), _escape(after[:end]), code_after
+
+
 def _escape(value: object) -> Markup:
     # html.escape, not Jinja's own escaping: it writes quotes as &quot; and &#x27;, which
     # the published pages (and tests reading data-quiz-answer) have always had.
@@ -67,8 +93,11 @@ class QuizRenderer:
             as_text=lambda rendered: Markup(html_as_text(rendered)),
             json=json.dumps,
             normalise_blank=normalise_blank,
+            code_breaks=code_breaks,
         )
-        templates.globals.update(types=TYPES, match_order=match_order, blank_size=blank_size)
+        templates.globals.update(
+            types=TYPES, match_order=match_order, blank_size=blank_size, around_blank=around_blank
+        )
         self._quiz = templates.get_template("quiz.html")
         self._index = templates.get_template("quiz_index.html")
         self._md = markdown.Markdown(

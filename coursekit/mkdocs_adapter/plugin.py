@@ -24,8 +24,10 @@ The MkDocs events it uses, in the order a build runs them:
   links added.
 * ``on_page_context``: the meta description escaped; edit links of notebooks.
 * ``on_post_page`` (before mkdocs-jupyter copies the download): a page that shows TeX
-  as text refused; the clean notebook.
-* ``on_post_build``: the summary line; caches of pages and notebooks that are gone.
+  as text refused; the clean notebook; the page's own slate styles repeated for a dark
+  system without JavaScript (:mod:`~coursekit.content.dark_without_js`).
+* ``on_post_build``: the summary line; caches of pages and notebooks that are gone; the
+  stylesheet of the dark scheme without JavaScript.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from mkdocs.utils.templates import TemplateContext
 from coursekit import files as fingerprints
 from coursekit import numerics
 from coursekit.content import copy_buttons, exercise_nav, interview, quiz, raw_tex
+from coursekit.content.dark_without_js import dark_without_js, with_dark_copies
 from coursekit.content.output_box import stamp
 from coursekit.errors import CourseError
 from coursekit.figures import STEP_FIGURE_CLASS
@@ -72,6 +75,8 @@ STEP_SCRIPT = "assets/javascripts/backprop-steps.js"
 STEP_STYLESHEET = "assets/stylesheets/backprop-steps.css"
 # The fences coursekit renders itself, each told its page and line (coursekit.markdown.where).
 FENCES = frozenset({"python", "py", "d2", "quiz", "quiz-index"})
+# The slate scheme for a dark-scheme reader without JavaScript (overrides/main.html).
+DARK_WITHOUT_JS = "assets/stylesheets/dark-without-js.css"
 INTERVIEW_MARKERS = MappingProxyType(
     {"index.md": "<!-- interview:index -->", "summary.md": "<!-- interview:summary -->"}
 )
@@ -246,7 +251,8 @@ class CoursePlugin(BasePlugin[CourseConfig]):
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         _refuse_raw_tex(self.build, output, page)
         notebook_pages.restore_source(self.build, page)
-        return output
+        # A page's own styles (diagrams, notebooks) for a dark system without JavaScript.
+        return with_dark_copies(output)
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         build = self.build
@@ -255,6 +261,7 @@ class CoursePlugin(BasePlugin[CourseConfig]):
             summary += f"; {self.memo.report()}"
         build.cache.prune(source.path for source in build.sources.values())
         notebook_pages.prune(build)
+        _write_dark_without_js(config)
         log.info("%s", summary)
 
 
@@ -273,6 +280,27 @@ def with_step_assets(html: str, page_url: str) -> str:
         f'<link rel="stylesheet" href="{stylesheet}">\n{html}\n'
         f'<script src="{script}" defer></script>'
     )
+
+
+def _write_dark_without_js(config: MkDocsConfig) -> None:
+    """The slate rules of the theme's and the site's stylesheets, for a dark-scheme
+    reader without JavaScript (coursekit/content/dark_without_js.py), into the site.
+    Material's only: another theme (the test fixtures' sites) has no slate scheme."""
+    theme = []
+    for name in ("main", "palette"):  # the two stylesheets Material's base.html links
+        # The first theme folder that has one wins, as for templates.
+        found = [
+            path
+            for folder in config.theme.dirs
+            for path in sorted(Path(folder).glob(f"assets/stylesheets/{name}.*.min.css"))
+        ]
+        theme += found[:1]
+    if config.theme.name != "material" or not theme:
+        return
+    own = [Path(config.docs_dir, str(css)) for css in [*config.extra_css, STEP_STYLESHEET]]
+    sheets = [*theme, *(path for path in own if path.is_file())]
+    css = dark_without_js(path.read_text(encoding="utf-8") for path in sheets)
+    Path(config.site_dir, DARK_WITHOUT_JS).write_text(css, encoding="utf-8")
 
 
 def _refuse_raw_tex(build: BuildRun, output: str, page: Page) -> None:

@@ -14,7 +14,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from coursekit import css
-from coursekit.content.mathml import INLINE_MATH, MathError, to_mathml
+from coursekit.content.mathml import (
+    INLINE_MATH_WITH_PUNCTUATION,
+    MathError,
+    to_mathml,
+    with_punctuation,
+)
 from coursekit.css import Node
 
 # nbconvert's template always emits MathJax (from a CDN, or an empty src when the URL
@@ -116,7 +121,8 @@ _MARKDOWN_CELL = re.compile(
     r'(<div class="[^"]*jp-RenderedMarkdown[^"]*"[^>]*>)(.*?)(</div>)', re.S
 )
 _DISPLAY_MATH = re.compile(r"\$\$(?P<tex>.+?)\$\$", re.S)
-_INLINE = re.compile(INLINE_MATH)
+# With the punctuation around it, kept on the line of the maths (as on the other pages).
+_INLINE = re.compile(INLINE_MATH_WITH_PUNCTUATION)
 
 
 def markdown_maths(html: str) -> str:
@@ -130,7 +136,10 @@ def markdown_maths(html: str) -> str:
 
     def cell(match: re.Match[str]) -> str:
         body = _DISPLAY_MATH.sub(lambda m: convert(m["tex"], True), match[2])
-        body = _INLINE.sub(lambda m: convert(m["tex"], False), body)
+        body = _INLINE.sub(
+            lambda m: with_punctuation(convert(m["tex"], False), m["open"] or "", m["close"] or ""),
+            body,
+        )
         return match[1] + body + match[3]
 
     return _MARKDOWN_CELL.sub(cell, html)

@@ -246,8 +246,27 @@ def evaluate_buggy(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> tuple[
 
 
 torch.manual_seed(0)
-model, dropped = new_model()
-train(model, evaluate_buggy)
+buggy_model, dropped = new_model()
+train(buggy_model, evaluate_buggy)
 print("share dropped at training steps 1-20: ", round(sum(dropped[:20]) / 20, 2))
 print("share dropped at training steps 21-60:", round(sum(dropped[20:]) / 40, 2))
 # --8<-- [end:buggy]
+
+
+# --8<-- [start:training-loss-both-ways]
+def training_loss(model: nn.Module, dropout_on: bool, draws: int = 100) -> float:
+    """The loss on the training points, with dropout on (the mean of many draws) or off."""
+    was_training = model.training
+    model.train(dropout_on)  # training mode: dropout on; eval mode: off
+    with torch.no_grad():  # random with dropout on, so many draws; one is enough without
+        runs = range(draws if dropout_on else 1)
+        losses = [F.cross_entropy(model(train_x), train_y).item() for _ in runs]
+    model.train(was_training)
+    return sum(losses) / len(losses)
+
+
+torch.manual_seed(0)
+for name, trained in [("right loop", model), ("buggy loop", buggy_model)]:
+    on, off = training_loss(trained, dropout_on=True), training_loss(trained, dropout_on=False)
+    print(f"{name}: training loss with dropout on {on:.3f}, with dropout off {off:.3f}")
+# --8<-- [end:training-loss-both-ways]

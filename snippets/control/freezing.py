@@ -396,21 +396,22 @@ print("frozen body computes the same:", same)
 # --8<-- [end:bn-trap]
 
 # --8<-- [start:bn-fix]
-BATCH_NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
+# The class every batch norm layer derives from: BatchNorm1d, 2d and 3d, their Lazy forms,
+# and SyncBatchNorm (PyTorch's own convert_sync_batchnorm tests for it too).
+BATCH_NORM = nn.modules.batchnorm._BatchNorm
 
 
-def train_mode(model: nn.Module) -> nn.Module:
-    """model.train(), but a batch norm whose parameters are all frozen stays in eval mode."""
+def train_mode(model: nn.Module, frozen: nn.Module) -> nn.Module:
+    """model.train(), but every batch norm inside the frozen part stays in eval mode."""
     model.train()
-    for module in model.modules():
-        frozen = not any(p.requires_grad for p in module.parameters())
-        if isinstance(module, BATCH_NORMS) and frozen:
+    for module in frozen.modules():
+        if isinstance(module, BATCH_NORM):
             module.eval()  # normalise with the stored statistics, and leave them alone
     return model
 
 
 frozen_bn_body.load_state_dict(bn_body.state_dict())  # undo the change: task A's statistics
-train_mode(bn_model_b)
+train_mode(bn_model_b, frozen=frozen_bn_body)
 print("model.training:", bn_model_b.training, " norm.training:", norm.training)
 for _ in range(20):
     optimizer.zero_grad()

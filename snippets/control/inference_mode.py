@@ -56,6 +56,28 @@ print("ordinary tensor changed inside: version", normal._version)
 print("is_inference():", normal.is_inference(), normal_view.is_inference())
 # --8<-- [end:views-of-normal]
 
+# --8<-- [start:forward-ad]
+import warnings
+
+import torch.autograd.forward_ad as fwAD
+
+# The first forward-mode call makes PyTorch warn, many times over, about its own use of
+# torch.jit.script. Hide exactly that warning, by its message:
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
+
+values, tangent = torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0])  # the direction: 1 each
+# --8<-- [start:forward-ad-maths]
+with fwAD.dual_level():
+    dual = fwAD.make_dual(values, tangent)  # a dual tensor: values with a tangent
+    with torch.no_grad():
+        tangent_no_grad = fwAD.unpack_dual(dual * 3).tangent  # d(3x) = 3 dx
+    with torch.inference_mode():
+        tangent_inference = fwAD.unpack_dual(dual * 3).tangent
+# --8<-- [end:forward-ad-maths]
+print("tangent of dual * 3 under no_grad():       ", tangent_no_grad)
+print("tangent of dual * 3 under inference_mode():", tangent_inference)
+# --8<-- [end:forward-ad]
+
 # --8<-- [start:why-no-grad-keeps-them]
 w = torch.tensor([1.0, 1.0], requires_grad=True)
 with torch.no_grad():
@@ -79,32 +101,50 @@ model = torch.nn.Sequential(
     torch.nn.Linear(64, 10),
 )
 batch = torch.randn(16, 32)
-MODES = {
-    "tracked": contextlib.nullcontext,  # grad mode on: the graph is recorded
-    "no_grad": torch.no_grad,
-    "inference_mode": torch.inference_mode,
+
+
+def in_mode(mode, work):
+    """work, run under a grad mode: a function to time."""
+
+    def run():
+        with mode():
+            work()
+
+    return run
+
+
+def time_per_call(run, calls: int) -> float:
+    start = time.process_time()
+    for _ in range(calls):
+        run()
+    return (time.process_time() - start) / calls
+
+
+def median_ratio(slow, fast, repeats: int = 51, calls: int = 20) -> float:
+    """The median, over `repeats` rounds, of time(slow) / time(fast), timed side by side."""
+    slow(), fast()  # warm up
+    ratios = [time_per_call(slow, calls) / time_per_call(fast, calls) for _ in range(repeats)]
+    return statistics.median(ratios)
+
+
+def forward():
+    model(batch)
+
+
+tracked = in_mode(contextlib.nullcontext, forward)  # grad mode on: the graph is recorded
+no_grad = in_mode(torch.no_grad, forward)
+inference = in_mode(torch.inference_mode, forward)
+mlp = {
+    "tracked / no_grad": median_ratio(tracked, no_grad),
+    "tracked / inference_mode": median_ratio(tracked, inference),
+    "no_grad / inference_mode": median_ratio(no_grad, inference),
 }
-
-
-def median_time(work, repeats, calls):
-    """Median over `repeats` runs of the time per call, with the three modes interleaved."""
-    times = {mode: [] for mode in MODES}
-    for _ in range(repeats):
-        for mode, switch in MODES.items():
-            with switch():
-                start = time.perf_counter()
-                for _ in range(calls):
-                    work()
-                times[mode].append((time.perf_counter() - start) / calls)
-    return {mode: statistics.median(t) for mode, t in times.items()}
-
-
-median_time(lambda: model(batch), repeats=3, calls=50)  # warm up first
-mlp = median_time(lambda: model(batch), repeats=31, calls=200)
-print("method: median of 31 runs of 200 forward passes each, modes interleaved, 1 thread")
-print(f"tracked / no_grad:        {mlp['tracked'] / mlp['no_grad']:.1f}")
-print(f"tracked / inference_mode: {mlp['tracked'] / mlp['inference_mode']:.1f}")
-print(f"no_grad / inference_mode: {mlp['no_grad'] / mlp['inference_mode']:.1f}")
+print("method: time.process_time, 20 calls per timing, median ratio of 51 paired rounds, 1 thread")
+for pair, ratio in mlp.items():
+    print(f"{pair + ':':25} {ratio:.1f}")
+slowest = mlp["tracked / no_grad"] > 1 and mlp["tracked / inference_mode"] > 1
+print("the tracked forward pass is the slowest of the three:", slowest)
+print("no_grad within 20% of inference_mode:", 0.8 < mlp["no_grad / inference_mode"] < 1.2)
 # --8<-- [end:timing-mlp]
 
 # --8<-- [start:timing-views]
@@ -118,11 +158,12 @@ def many_small_views():
     return t
 
 
-median_time(many_small_views, repeats=3, calls=5)  # warm up first
-views = median_time(many_small_views, repeats=21, calls=10)
-print("method: median of 21 runs of 10 calls each, modes interleaved, 1 thread")
-print(f"tracked / no_grad:        {views['tracked'] / views['no_grad']:.1f}")
-print(f"no_grad / inference_mode: {views['no_grad'] / views['inference_mode']:.1f}")
+tracked_views = in_mode(contextlib.nullcontext, many_small_views)
+no_grad_views = in_mode(torch.no_grad, many_small_views)
+inference_views = in_mode(torch.inference_mode, many_small_views)
+print("method: as above, 31 paired rounds of 20 calls each")
+print(f"tracked / no_grad:        {median_ratio(tracked_views, no_grad_views, 31):.1f}")
+print(f"no_grad / inference_mode: {median_ratio(no_grad_views, inference_views, 31):.1f}")
 # --8<-- [end:timing-views]
 
 # --8<-- [start:limit-setup]

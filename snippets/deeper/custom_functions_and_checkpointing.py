@@ -165,6 +165,15 @@ out.sum().backward()
 print("x.grad:", x.grad)
 # --8<-- [end:non-differentiable]
 
+# --8<-- [start:clip-at-the-bounds]
+at_bounds = torch.tensor([-1.0, 1.0], requires_grad=True)
+ClipAndCount.apply(at_bounds)[0].sum().backward()
+print("ClipAndCount, gradient at -1 and 1:", at_bounds.grad.tolist())
+at_bounds = torch.tensor([-1.0, 1.0], requires_grad=True)
+at_bounds.clamp(-1, 1).sum().backward()
+print("torch.clamp,  gradient at -1 and 1:", at_bounds.grad.tolist())
+# --8<-- [end:clip-at-the-bounds]
+
 
 # --8<-- [start:ste]
 class RoundSTE(torch.autograd.Function):
@@ -185,8 +194,10 @@ y.sum().backward()
 print("RoundSTE:", y.detach(), " x.grad:", x.grad)
 
 x_trick = torch.tensor([0.4, 1.6, -2.5], requires_grad=True)
+# --8<-- [start:ste-trick-maths]
 y_trick = x_trick + (torch.round(x_trick) - x_trick).detach()  # the same, without a class
 y_trick.sum().backward()
+# --8<-- [end:ste-trick-maths]
 print("detach trick:", y_trick.detach(), " x.grad:", x_trick.grad)
 # --8<-- [end:ste]
 
@@ -335,6 +346,25 @@ s = torch.sigmoid(x.detach())
 print("autograd's second derivative:", second)
 print("the right one, by hand:      ", s * (1 - s) + 6 * x.detach())
 # --8<-- [end:once-differentiable-silent]
+
+# --8<-- [start:once-differentiable-inside]
+# L = sum(x · softplus(x)): the gradient that arrives at OnceSoftplus is x, not a constant.
+(first,) = torch.autograd.grad((x * OnceSoftplus.apply(x)).sum(), x, create_graph=True)
+print("first derivative requires grad:", first.requires_grad)
+print("the nodes it adds up:", [node.name() for node, _ in first.grad_fn.next_functions])
+error_node = next(n for n, _ in first.grad_fn.next_functions if "Error" in n.name())
+print("does the Error node lead to x?", error_node.next_functions[0][0].variable is x)
+# --8<-- [end:once-differentiable-inside]
+
+# --8<-- [start:once-differentiable-dropped]
+# A fresh graph: the backward() that raised may have freed part of the old one.
+# dL/dx = softplus(x) + x σ(x), so d²L/dx² = 2σ(x) + x σ(x)(1 - σ(x)).
+(first,) = torch.autograd.grad((x * OnceSoftplus.apply(x)).sum(), x, create_graph=True)
+(second,) = torch.autograd.grad(first.sum(), x)
+s = torch.sigmoid(x.detach())
+print("autograd's second derivative:", second)
+print("the right one, by hand:      ", 2 * s + x.detach() * s * (1 - s))
+# --8<-- [end:once-differentiable-dropped]
 
 # --8<-- [start:once-differentiable-func]
 zero = torch.tensor(0.0)

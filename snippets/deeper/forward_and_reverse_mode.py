@@ -435,6 +435,7 @@ def drop_example_loss(params, x, t):
 
 # --8<-- [start:randomness]
 ones = torch.ones(3, 6)  # 3 "examples" of 6 entries
+# --8<-- [start:randomness-maths]
 torch.manual_seed(0)
 different = vmap(lambda row: F.dropout(row, p=0.5), randomness="different")(ones)
 torch.manual_seed(0)
@@ -446,6 +447,7 @@ print(different)
 print("randomness='same':")
 print(same)
 print("'different' draws the masks a batch draws:", torch.equal(different, batch))
+# --8<-- [end:randomness-maths]
 
 grads = vmap(grad(drop_example_loss), in_dims=(None, 0, 0), randomness="different")(
     drop_params, X, target
@@ -469,6 +471,50 @@ def bn_example_loss(params, buffers, x, t):
 
 
 # --8<-- [end:batch-norm]
+
+# --8<-- [start:batch-norm-2d]
+# --8<-- [start:batch-norm-2d-model]
+from torch.func import replace_all_batch_norm_modules_
+
+torch.manual_seed(0)
+conv = nn.Sequential(  # BatchNorm2d: 4 x 4 = 16 values per channel in ONE image
+    nn.Conv2d(1, 2, 3),
+    nn.BatchNorm2d(2),
+    nn.Tanh(),
+    nn.AdaptiveAvgPool2d(1),
+    nn.Flatten(),
+    nn.Linear(2, 1),
+)
+# --8<-- [end:batch-norm-2d-model]
+images, image_targets = torch.randn(5, 1, 6, 6), torch.randn(5)
+# --8<-- [start:batch-norm-2d-maths]
+replace_all_batch_norm_modules_(conv)  # the documented fix: no running statistics
+conv_params = {name: p.detach() for name, p in conv.named_parameters()}
+
+
+def image_loss(params, image, t):
+    return (functional_call(conv, params, (image.unsqueeze(0),)).squeeze() - t) ** 2
+
+
+per_image = vmap(grad(image_loss), in_dims=(None, 0, 0))(conv_params, images, image_targets)
+print("vmap ran: per-sample gradients", tuple(per_image["1.weight"].shape), "for the BN weight")
+
+# What they are: one backward() per image, each image a batch of 1 in training mode.
+one_by_one = []
+for i in range(len(images)):
+    conv.zero_grad()
+    ((conv(images[i : i + 1]).squeeze() - image_targets[i]) ** 2).backward()
+    one_by_one.append(conv[1].weight.grad.clone())
+own = torch.allclose(per_image["1.weight"], torch.stack(one_by_one), atol=1e-6)
+print("each normalised by its own statistics:", own)
+
+# What training on the batch computes: every image normalised by the batch's statistics.
+conv.zero_grad()
+((conv(images).squeeze() - image_targets) ** 2).mean().backward()
+batch_mean = torch.allclose(per_image["1.weight"].mean(0), conv[1].weight.grad, atol=1e-6)
+print("their mean is the batch's gradient:", batch_mean)
+# --8<-- [end:batch-norm-2d-maths]
+# --8<-- [end:batch-norm-2d]
 
 # --8<-- [start:batch-norm-eval]
 bn_mlp.eval()  # normalise with the running statistics: each example on its own

@@ -16,11 +16,13 @@ torch.func.jvp(torch.sin, (torch.zeros(1),), (torch.ones(1),))  # the first forw
 import torch
 
 x = torch.tensor(2.0, requires_grad=True)
+# --8<-- [start:x-cubed-maths]
 y = x**3
 
 first = torch.autograd.grad(y, x, create_graph=True)[0]  # dy/dx = 3x^2
 second = torch.autograd.grad(first, x, create_graph=True)[0]  # d2y/dx2 = 6x
 third = torch.autograd.grad(second, x, create_graph=True)[0]  # d3y/dx3 = 6
+# --8<-- [end:x-cubed-maths]
 
 for name, d, by_hand in [
     ("first", first, 3 * 2**2),
@@ -31,8 +33,10 @@ for name, d, by_hand in [
 # --8<-- [end:x-cubed]
 
 # --8<-- [start:fourth]
+# --8<-- [start:fourth-maths]
 fourth = torch.autograd.grad(third, x, create_graph=True)[0]  # d4y/dx4 = 0
 print("fourth:", fourth, " requires grad:", fourth.requires_grad)
+# --8<-- [end:fourth-maths]
 
 
 def power_in_graph(t):
@@ -47,10 +51,12 @@ for name, d in [("first", first), ("second", second), ("third", third)]:
     print(f"{name:>6} = {d.item():2g}, computed from x ** {power_in_graph(d):g}")
 
 # The same function, written as a product: now the third derivative has no graph.
+# --8<-- [start:product-maths]
 d = x * x * x
 for order in (1, 2, 3):
     d = torch.autograd.grad(d, x, create_graph=True)[0]
     print(f"x * x * x, derivative {order}: {d.item():2g}, requires grad: {d.requires_grad}")
+# --8<-- [end:product-maths]
 # --8<-- [end:fourth]
 
 # --8<-- [start:no-create-graph]
@@ -290,21 +296,28 @@ from torch.autograd.graph import saved_tensors_hooks
 
 
 def saved_by_forward(depth):
-    """What the forward pass of network(depth) saves for the backward pass."""
+    """What the forward pass of network(depth) saves: how many tensors, and the bytes
+    of those that exist only because of it."""
     net = network(depth)
+    # The weights and the data X exist anyway, graph or not: they cost nothing extra.
+    held_anyway = {t.untyped_storage().data_ptr() for t in [*net.parameters(), X]}
     saved = []
     with saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
         net(X).pow(2).mean()
     # One tensor can be saved by two operations (tanh's output is the next layer's
-    # input): count its bytes once.
-    distinct = {t.data_ptr(): t.numel() * t.element_size() for t in saved}
-    return len(saved), sum(distinct.values())
+    # input): count its bytes once, by its storage.
+    extra = {
+        t.untyped_storage().data_ptr(): t.untyped_storage().nbytes()
+        for t in saved
+        if t.untyped_storage().data_ptr() not in held_anyway
+    }
+    return len(saved), sum(extra.values())
 
 
-print("layers  tensors saved  bytes they hold")
+print("layers  tensors saved  extra bytes (not weights or data)")
 for depth in (1, 2, 3, 4):
     count, size = saved_by_forward(depth)
-    print(f"{depth:6}  {count:13}  {size:15}")
+    print(f"{depth:6}  {count:13}  {size:32}")
 # --8<-- [end:saved-by-depth]
 
 # --8<-- [start:hessian-compositions]
@@ -328,8 +341,8 @@ for name, composition in [
 
 
 # --8<-- [start:hvp-forward-over-reverse]
-def hvp_work(depth):
-    """A gradient, and an HVP both ways, in matrix products of one layer's size."""
+def hvp_methods(depth):
+    """For network(depth): its loss, its parameters, its gradient and an HVP both ways."""
     net = network(depth)
     params = dict(net.named_parameters())
     weights = list(params.values())
@@ -349,12 +362,17 @@ def hvp_work(depth):
         dot = sum((gi * di).sum() for gi, di in zip(g, directions.values(), strict=True))
         return torch.autograd.grad(dot, weights)
 
+    return net_loss, params, net_gradient, forward_over_reverse, double_backward
+
+
+def hvp_work(depth):
+    """A gradient, and an HVP both ways, in matrix products of one layer's size."""
+    net_loss, params, *methods = hvp_methods(depth)
+    _, forward_over_reverse, double_backward = methods
     for a, b in zip(forward_over_reverse().values(), double_backward(), strict=True):
         torch.testing.assert_close(a, b)  # the same H v
     one_product = flops(net_loss, params) // depth  # the forward pass: one product per layer
-    return [
-        flops(fn) // one_product for fn in (net_gradient, forward_over_reverse, double_backward)
-    ]
+    return [flops(fn) // one_product for fn in methods]
 
 
 print("layers  products: gradient  jvp of grad  double backward")
@@ -479,9 +497,11 @@ mse = ((prediction - targets) ** 2).mean()
 slope = torch.autograd.grad(prediction.sum(), x, retain_graph=True)[0]  # no create_graph
 penalty = (slope**2).sum(dim=1).mean()
 print("penalty requires grad:", penalty.requires_grad, " grad_fn:", penalty.grad_fn)
-with_penalty = torch.autograd.grad(mse + 0.1 * penalty, model[0].weight, retain_graph=True)[0]
-mse_only = torch.autograd.grad(mse, model[0].weight)[0]
-print("the weights' gradient is the MSE's alone:", torch.equal(with_penalty, mse_only))
+params = list(model.parameters())
+with_penalty = torch.autograd.grad(mse + 0.1 * penalty, params, retain_graph=True)
+mse_only = torch.autograd.grad(mse, params)
+same = all(torch.equal(a, b) for a, b in zip(with_penalty, mse_only, strict=True))
+print(f"all {len(params)} parameters' gradients are the MSE's alone:", same)
 # --8<-- [end:penalty-silent]
 
 # --8<-- [start:maml]

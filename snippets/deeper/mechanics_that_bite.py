@@ -14,11 +14,13 @@ x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 a = x * 2  # a non-leaf: [2, 4, 6]
 tail = a[1:]  # a view: no copy, the same memory as a[1], a[2]
 
+# --8<-- [start:view-version-maths]
 print("tail is a view of a:", tail._base is a)
 print("versions before: a", a._version, " tail", tail._version)
 tail.mul_(10)  # in place, through the view
 print("versions after:  a", a._version, " tail", tail._version)
 print("a:", a)
+# --8<-- [end:view-version-maths]
 # --8<-- [end:view-version]
 
 # --8<-- [start:view-backward]
@@ -88,6 +90,7 @@ print("h.grad:", h.grad, " b.grad:", b.grad, " w.grad:", w.grad)
 # --8<-- [end:inputs-non-leaf]
 
 # --8<-- [start:hook-order]
+# --8<-- [start:hook-order-setup]
 events = []  # each hook appends one line; printed after backward()
 
 w = torch.tensor(3.0, requires_grad=True)  # a leaf
@@ -116,6 +119,7 @@ def on_h(grad: torch.Tensor) -> None:
     events.append(f"tensor hook on h: grad {grad.item()}")
 
 
+# --8<-- [end:hook-order-setup]
 # Registered in this order on purpose; the order in which they run is autograd's.
 w.register_hook(on_w)
 w.register_post_accumulate_grad_hook(after_accumulate)
@@ -194,20 +198,24 @@ print("torch.maximum(x, 3):", grad_at(lambda t: torch.maximum(t, torch.tensor(3.
 x = torch.tensor([-0.5, 0.0, 0.5, 1.0, 1.5], requires_grad=True)
 low = torch.zeros(5, requires_grad=True)  # the bounds as tensors: they get gradients too
 high = torch.ones(5, requires_grad=True)
+# --8<-- [start:clamp-tie-maths]
 torch.clamp(x, low, high).sum().backward()
 print("x        :", x.tolist())
 print("x.grad   :", x.grad.tolist())
 print("low.grad :", low.grad.tolist())
 print("high.grad:", high.grad.tolist())
+# --8<-- [end:clamp-tie-maths]
 # --8<-- [end:clamp-tie]
 
 # --8<-- [start:piecewise-constant]
 x = torch.tensor([0.4, 1.6, -2.5], requires_grad=True)
+# --8<-- [start:piecewise-constant-maths]
 for name in ("round", "floor", "sign"):
     x.grad = None
     y = getattr(torch, name)(x)
     y.sum().backward()
     print(f"{name:5}: {y.tolist()}  made by {y.grad_fn.name()}, x.grad {x.grad.tolist()}")
+# --8<-- [end:piecewise-constant-maths]
 # --8<-- [end:piecewise-constant]
 
 # --8<-- [start:no-grad-fn]

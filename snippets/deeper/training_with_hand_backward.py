@@ -206,4 +206,16 @@ if __name__ == "__main__":
         f"probability left for the other {len(vocab) - 4} words:",
         f"{1 - sum(row[vocab.index(w)].item() for w in after_the):.3f}",
     )
+    # Every word, not only 'the': the probability its row leaves on the words that never
+    # follow it, and its examples' part of the gap to the lowest loss (an example's part:
+    # its loss minus -log of its next word's frequency).
+    pairs_seen = zip(inputs.tolist(), targets.tolist(), strict=True)
+    frequency = torch.tensor([pairs[pair] / seen[pair[0]] for pair in pairs_seen])
+    gaps = F.cross_entropy(cache["logits"], targets, reduction="none") + frequency.log()
+    print("word   left  part of the gap")
+    for a in sorted(seen, key=lambda a: vocab[a]):
+        follows = [b for first, b in pairs if first == a]
+        left = 1 - probs[inputs.tolist().index(a), follows].sum().item()
+        print(f"{vocab[a]:>4}  {left:.3f}  {gaps[inputs == a].sum().item():.3f}")
+    print(f"the whole gap: {gaps.sum().item():.3f} = {len(inputs)} x (final loss - lowest)")
     # --8<-- [end:learned]

@@ -100,6 +100,19 @@ twice.backward()
 print("v.grad:", v.grad)
 # --8<-- [end:shared]
 
+# --8<-- [start:held-weakly]
+p = torch.tensor(1.0, requires_grad=True)
+first = p * 2  # a graph that holds p's AccumulateGrad node
+node = first.grad_fn.next_functions[0][0]
+node.metadata["note"] = "seen before"  # a note of our own, kept on the node
+second = p * 3  # a second graph, made while the first one still exists
+print("second graph, the same node:", second.grad_fn.next_functions[0][0] is node, node.metadata)
+
+del first, second, node  # now no graph holds the node
+third = p * 4
+print("third graph, its node's notes:", third.grad_fn.next_functions[0][0].metadata)
+# --8<-- [end:held-weakly]
+
 # --8<-- [start:is-leaf]
 for name, t in [("x", x), ("w", w), ("b", b), ("u", u), ("y", y), ("loss", loss)]:
     print(f"{name:4} is_leaf={t.is_leaf!s:5}  requires_grad={t.requires_grad}")

@@ -164,8 +164,8 @@ for (name, predicted), block in zip(predictions.items(), blocks, strict=True):
         result = block()
         if isinstance(result, torch.Tensor):
             result = result.tolist()
-    except RuntimeError as error:
-        result = type(error).__name__
+    except RuntimeError:
+        result = "error"  # the block raised, as the check cell says it
     print(f"{name}: predicted {predicted!s:22} got {result}")
 
 # PyTorch's message for block f, which says how to fix it:
@@ -186,6 +186,8 @@ print("view made with grad on:    head * 3 ->", (head * 3).grad_fn.next_function
 # --8<-- [start:check]
 # Runs each block with torch and compares what it returns with your prediction.
 # The blocks are copied here, so that the check runs exactly the code you read.
+import ast
+
 import torch
 
 
@@ -281,13 +283,21 @@ def outcome(block) -> object:
 
 
 def normalised(prediction: object) -> object:
-    """The same prediction: None and "None", True and "True", a tensor and its list."""
+    """The same prediction: None and "None", True and "True", a tensor and its list, and a
+    list and the same list written in quotes ("[3.0, 3.0]", "tensor([3., 3.])")."""
     if isinstance(prediction, torch.Tensor):
         return prediction.tolist()
     if isinstance(prediction, tuple):
         return list(prediction)
     if isinstance(prediction, str):
         word = prediction.strip().lower().replace(" ", "")
+        if word.startswith("tensor(") and word.endswith(")"):
+            word = word[len("tensor(") : -1]
+        if word.startswith(("[", "(")):
+            try:
+                return normalised(ast.literal_eval(word))  # a list written as a string
+            except (ValueError, SyntaxError):
+                return prediction
         words = {"none": None, "true": True, "false": False, "runtimeerror": "error"}
         return words.get(word, word)
     return prediction

@@ -175,6 +175,15 @@ def check() -> str:
         )
     if not torch.allclose(got_all, expected, rtol=1e-4, atol=1e-5):
         return "Not quite: expected the per-sample gradients of torch's silu, got other numbers."
+    with torch.enable_grad():  # the node of one call, and the tensors it saved
+        node = function.apply(points.clone().requires_grad_()).grad_fn
+    if node is not None and len(node.saved_tensors) == 0:
+        return (
+            "Not quite: expected SiLU's node to hold x, saved with ctx.save_for_backward, "
+            "got a node that saved no tensor: a tensor kept as an attribute of ctx "
+            "(ctx.x = x) outlives the graph and escapes the check for in-place changes; "
+            "save it with ctx.save_for_backward(x) and read it from ctx.saved_tensors."
+        )
 
     names = ("w", "X", "t")
     w0, X0, t0 = (globals().get(n) for n in names)

@@ -79,8 +79,54 @@ print("H v of 0.5 * sum(r^2):   ", hv)
 # --8<-- [start:check]
 # Checks your gauss_newton_product on the exercise's residuals and on a function of the
 # check's own (5 outputs of 2 inputs), against J^T (J v) with the explicit Jacobian from
-# torch.func.jacrev, and the wrong answers it is easy to give instead.
+# torch.func.jacrev, and the wrong answers it is easy to give instead. While your
+# function runs, the functions that build a whole Jacobian raise: the task is never to
+# build J.
+import contextlib
+
 import torch
+
+_BUILDERS = {
+    "torch.func.jacrev": (torch.func, "jacrev"),
+    "torch.func.jacfwd": (torch.func, "jacfwd"),
+    "torch.func.hessian": (torch.func, "hessian"),
+    "torch.autograd.functional.jacobian": (torch.autograd.functional, "jacobian"),
+    "torch.autograd.functional.hessian": (torch.autograd.functional, "hessian"),
+}
+
+
+class _BuiltJ(Exception):
+    """Raised in place of a function that builds a whole Jacobian; its text is the name."""
+
+
+@contextlib.contextmanager
+def _jacobians_refused(namespace: dict):
+    """Replace the Jacobian builders, in torch and in the notebook's names, while it runs."""
+    originals = {name: getattr(module, attr) for name, (module, attr) in _BUILDERS.items()}
+
+    def refuse(name):
+        def stand_in(*args, **kwargs):
+            raise _BuiltJ(name)
+
+        return stand_in
+
+    imported = {
+        key: name
+        for key, value in list(namespace.items())
+        for name, original in originals.items()
+        if value is original
+    }
+    try:
+        for name, (module, attr) in _BUILDERS.items():
+            setattr(module, attr, refuse(name))
+        for key, name in imported.items():
+            namespace[key] = refuse(name)
+        yield
+    finally:
+        for name, (module, attr) in _BUILDERS.items():
+            setattr(module, attr, originals[name])
+        for key, name in imported.items():
+            namespace[key] = originals[name]
 
 
 def _other(w):
@@ -141,7 +187,14 @@ def check() -> str:
         J = torch.func.jacrev(f)(at)
         expected = J.T @ (J @ direction)
         try:
-            got = function(f, at, direction)
+            with _jacobians_refused(globals()):
+                got = function(f, at, direction)
+        except _BuiltJ as built:
+            return (
+                f"Not quite: on {name}, expected J^T J v = {_show(expected)} without building "
+                f"J, got a call to {built}, which builds the whole Jacobian: compute J v with "
+                "torch.func.jvp, then give it to the function torch.func.vjp returns."
+            )
         except Exception as error:
             message = f"{type(error).__name__}: {str(error).splitlines()[0][:160].rstrip('.')}"
             hint = ""

@@ -142,6 +142,11 @@ def wrong_budgets(model: nn.Module) -> list[tuple[str, dict[str, int]]]:
             {"adam": sum(2 * p.numel() * p.element_size() + p.element_size() for p in trained)},
         ),
         (
+            "the step counter is a float32 tensor of one number, 4 bytes, not a Python "
+            "float's 8 (float64 only if you set PyTorch's default dtype to float64)",
+            {"adam": 2 * size(trained) + 8 * len(trained)},
+        ),
+        (
             "the step counter is one number for each parameter tensor, not one for each value",
             {"adam": 3 * size(trained)},
         ),

@@ -2,10 +2,11 @@
 
 A visit loads the page in a clean browser context (light scheme) and records every
 request and console message; it measures every image and diagram, looks for TeX left as
-text, runs axe-core, switches to the dark scheme with the real palette toggle, runs
-axe-core's colour rules again, and last clicks one code block's copy button. The tests in
-test_pages.py each assert one part of the record, so a failure names both the page and the
-kind of problem.
+text, lists Tab stops without a box, runs axe-core, switches to the dark scheme with the
+real palette toggle, records its colours and runs axe-core's colour rules again, clicks one
+code block's copy button, and last narrows the window to a phone's width and measures what
+a reader there would trip on (reader_view.py). The tests in test_pages.py each assert one
+part of the record, so a failure names both the page and the kind of problem.
 
 Colour contrast: axe's color-contrast rule spends most of a visit on two kinds of text
 whose colours come from a handful of styles, the highlighted tokens of code blocks and
@@ -24,8 +25,10 @@ from urllib.parse import urlsplit
 
 from axe_playwright_python.sync_playwright import Axe
 
+from .reader_view import EMPTY_STOPS_JS, PHONE, READER_VIEW_JS, SCHEME_JS
+
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, Page, Request, Route
+    from playwright.sync_api import BrowserContext, Page, Request, Response, Route
 
 SERIOUS = {"serious", "critical"}
 SCHEMES = ("light", "dark")
@@ -227,6 +230,9 @@ class PageAudit:
     copied: tuple[str, str] | None = None  # (code in the block, text on the clipboard)
     axe: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     colours: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by scheme
+    empty_stops: list[str] = field(default_factory=list)  # at desktop size
+    slate: dict[str, Any] = field(default_factory=dict)  # the dark scheme's: SCHEME_JS
+    phone: dict[str, Any] = field(default_factory=dict)  # reader_view.READER_VIEW_JS
     errors: dict[str, str] = field(default_factory=dict)  # a step that could not run
 
 
@@ -267,18 +273,68 @@ def audit_page(new_context: Callable[..., BrowserContext], site_url: str, path: 
             _step(audit, "media", lambda: audit.media.extend(page.evaluate(MEDIA_JS)))
             _step(audit, "maths", lambda: audit.raw_tex.extend(page.evaluate(RAW_TEX_JS)))
             _step(audit, "labels", lambda: audit.labels.update(page.evaluate(LABELS_JS)))
+            stops = audit.empty_stops
+            _step(audit, "keyboard", lambda: stops.extend(page.evaluate(EMPTY_STOPS_JS)))
             _step(audit, "axe-light", lambda: _axe(page, audit, "light"))
             _step(audit, "dark", lambda: switch_to_dark(page))
         if not {"load", "dark"} & audit.errors.keys():
+            _step(audit, "slate", lambda: audit.slate.update(page.evaluate(SCHEME_JS, True)))
             _step(audit, "axe-dark", lambda: _axe(page, audit, "dark"))
         if "load" not in audit.errors:
-            # Last: the "Copied to clipboard" toast it shows would be caught mid-fade by axe.
+            # After axe: the "Copied to clipboard" toast it shows would be caught mid-fade.
             _step(audit, "copy", lambda: _check_copy(page, audit))
+            # Last, as it changes the window's size: the page as a phone shows it.
+            _step(audit, "phone", lambda: audit.phone.update(on_a_phone(page)))
         # Requests made late (after the checks) are recorded too.
         _step(audit, "load", lambda: page.wait_for_load_state("networkidle"))
     finally:
         context.close()
     return audit
+
+
+@dataclass
+class NoScriptView:
+    """What a reader without JavaScript, on a phone whose system is dark, sees of a page."""
+
+    path: str
+    failed_requests: list[str] = field(default_factory=list)
+    phone: dict[str, Any] = field(default_factory=dict)  # reader_view.READER_VIEW_JS
+    scheme: dict[str, Any] = field(default_factory=dict)  # reader_view.SCHEME_JS
+    colours: list[dict[str, Any]] = field(default_factory=list)  # TEXT_COLOURS_JS
+    error: str | None = None
+
+
+def view_without_js(page: Page, path: str) -> NoScriptView:
+    """Load ``path`` in ``page``, whose context runs no script (conftest.py, no_js_views),
+    and record what reader_view.py measures, the scheme's colours and those of code and
+    maths (the test's own evaluations run; the page's scripts do not)."""
+    view = NoScriptView(path)
+
+    def failed(response: Response) -> None:
+        if response.status >= 400:
+            view.failed_requests.append(f"{response.url} (HTTP {response.status})")
+
+    page.on("response", failed)
+    try:
+        response = page.goto(path)
+        if response is None or not response.ok:
+            raise AssertionError(f"the page itself did not load ({response and response.status})")
+        view.phone = page.evaluate(READER_VIEW_JS)
+        view.scheme = page.evaluate(SCHEME_JS, False)
+        view.colours = page.evaluate(TEXT_COLOURS_JS)
+    except Exception as error:  # reported by the tests that read the view
+        view.error = f"{type(error).__name__}: {error}"
+    finally:
+        page.remove_listener("response", failed)
+    return view
+
+
+def on_a_phone(page: Page) -> dict[str, Any]:
+    """The window narrowed to a phone's width (no second load): reader_view.py's record."""
+    page.set_viewport_size(PHONE)
+    # Two frames: Material's own resize handlers have run and the layout is settled.
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    return page.evaluate(READER_VIEW_JS)
 
 
 def _load(page: Page, path: str) -> None:

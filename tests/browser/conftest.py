@@ -34,10 +34,11 @@ import pytest
 from harness import chromium
 from support import ROOT
 
-from .audit_page import PageAudit, audit_page
+from .audit_page import NoScriptView, PageAudit, audit_page, view_without_js
+from .reader_view import PHONE
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Route
+    from playwright.sync_api import Browser, BrowserContext, Page, Route
 
 CHROMIUM = chromium.CHROMIUM
 CHROMIUM_ARGS = [
@@ -237,3 +238,30 @@ def page_audits(
         return seen[path]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def no_js_views(
+    new_context: Callable[..., BrowserContext],
+) -> Iterator[Callable[[str], NoScriptView]]:
+    """Every page as a reader without JavaScript sees it, on a phone whose system is dark
+    (prefers-color-scheme: dark): one context and one tab for the whole session, each page
+    loaded once, when a test first asks for it. Loads without scripts are cheap; the colour
+    scheme changes no sizes, so the width checks hold for the light scheme too."""
+    opened: list[tuple[BrowserContext, Page]] = []
+    seen: dict[str, NoScriptView] = {}
+
+    def get(path: str) -> NoScriptView:
+        if path not in seen:
+            if not opened:
+                context = new_context(
+                    java_script_enabled=False, viewport=PHONE, color_scheme="dark"
+                )
+                context.set_default_timeout(10_000)
+                opened.append((context, context.new_page()))
+            seen[path] = view_without_js(opened[0][1], path)
+        return seen[path]
+
+    yield get
+    for context, _ in opened:
+        context.close()

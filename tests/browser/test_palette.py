@@ -3,8 +3,9 @@
 It replaces Material's palette component (which forced three style recalculations of the
 whole page on every load), so everything that component did for a reader is checked
 here: the system setting picks the scheme on a first visit, before the first paint; the
-toggle switches by mouse and by keyboard; the choice survives a reload and a visit to
-another page; and the label shown always offers the other scheme.
+toggle switches by mouse and by keyboard (Enter and Space, as on a button); the choice
+survives a reload and a visit to another page; and the label shown always offers the other
+scheme.
 """
 
 from __future__ import annotations
@@ -90,22 +91,35 @@ def test_the_toggle_switches_by_mouse_and_the_choice_is_kept(
     assert back == "default", f"a second click gave {back!r}, not the light scheme"
 
 
+# The focused toggle: the control, its box, and its label's (the button seen).
+FOCUSED_TOGGLE_JS = """
+() => {
+  const el = document.activeElement;
+  if (!el.matches("form[data-course-palette] input")) return null;
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; };
+  return {box: box(el), label: box(el.form.querySelector("label:not([hidden])"))};
+}
+"""
+
+
 def test_the_toggle_works_with_the_keyboard(new_context: Callable[..., BrowserContext]) -> None:
     context = new_context()
     page = context.new_page()
     page.goto(PAGE)
     page.focus("form[data-course-palette] input:checked")
-    page.keyboard.press("Enter")
-    after_enter = _scheme(page)
-    focused = page.evaluate(
-        "() => document.activeElement.matches('form[data-course-palette] input')"
-    )
-    page.keyboard.press("Enter")
-    back = _scheme(page)
+    seen = []
+    for key in ("Enter", "Enter", "Space", "Space"):
+        page.keyboard.press(key)
+        seen.append((key, _scheme(page), page.evaluate(FOCUSED_TOGGLE_JS)))
     context.close()
-    assert after_enter == "slate", f"Enter on the toggle gave {after_enter!r}, not slate"
-    assert focused, "after Enter the focus left the toggle"
-    assert back == "default", f"a second Enter gave {back!r}, not the light scheme"
+    for (key, scheme, focused), wanted in zip(seen, ["slate", "default"] * 2, strict=True):
+        assert scheme == wanted, f"{key} on the toggle gave {scheme!r}, not {wanted!r}: {seen}"
+        assert focused, f"after {key} the focus left the toggle"
+        # The focused control is the button the reader sees, not a 0×0 point beside it.
+        (x, y, w, h), (lx, ly, lw, lh) = focused["box"], focused["label"]
+        centre = (x + w / 2, y + h / 2)
+        on_it = lx <= centre[0] <= lx + lw and ly <= centre[1] <= ly + lh
+        assert w * h >= lw * lh > 0 and on_it, f"after {key}, focused input and button: {focused}"
 
 
 def test_the_page_colour_metadata_follows_the_scheme(

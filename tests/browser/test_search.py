@@ -142,6 +142,25 @@ def search(page: Page, query: str) -> list[str]:
     return pages
 
 
+def test_tab_leaves_the_search_field_for_a_control_in_sight(page: Page) -> None:
+    """Tab from the search field (Material closes the search) must not land on the
+    closed results box, 0px high (docs/assets/stylesheets/course.css)."""
+    search(page, "retain_graph")  # with results on show, as when a reader tabs away
+    page.keyboard.press("Tab")
+    landed = page.evaluate(
+        """() => {
+          const el = document.activeElement;
+          const box = el.getBoundingClientRect();
+          return [el.outerHTML.slice(0, 100), box.width, box.height,
+                  el.checkVisibility({opacityProperty: true, visibilityProperty: true})];
+        }"""
+    )
+    html, width, height, visible = landed
+    assert width >= 1 and height >= 1 and visible, (
+        f"Tab from the search field landed on {html} ({width}×{height}, visible: {visible})"
+    )
+
+
 def test_search_puts_the_retain_graph_chapter_first(page: Page) -> None:
     found = search(page, "retain_graph")
     assert found[:1] == ["chapters/retain-graph/"], (

@@ -9,11 +9,18 @@ current-style functions, run on the page's own classes.
   mask m the forward pass drew (preserve_rng_state=True replays it).
 """
 
+import functools
 import warnings
 
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch.utils.checkpoint import (
+    CheckpointPolicy,
+    checkpoint,
+    create_selective_checkpoint_contexts,
+)
 
 from . import run_region
 
@@ -104,3 +111,337 @@ def test_checkpointed_dropout_gradient_is_two_m_h(pairs: list[tuple[float, float
     torch.testing.assert_close(w_grad, 2 * m * h)  # d sum(out)/dw_i = 2 m_i h_i
     _, plain_grad = DROPOUT["run"]()
     assert torch.equal(w_grad, plain_grad)
+
+
+# --- @once_differentiable, at the edges of what the page says about it -------------------
+
+CUSTOM = "docs/deeper/custom-functions-and-checkpointing.md"
+TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+dtypes = st.sampled_from([torch.float32, torch.float64])
+edges = st.lists(
+    st.one_of(st.sampled_from([0.0, 1.0, -1.0, -2.0, 2.0]), values), min_size=1, max_size=5
+)
+
+
+def _sigma(x: torch.Tensor) -> torch.Tensor:
+    return 1 / (1 + torch.exp(-x))
+
+
+def _once(x: torch.Tensor, region: str) -> dict:
+    """Run one of the page's once-differentiable regions on x (a leaf that requires grad)."""
+    inputs = {"torch": torch, "OnceSoftplus": PAGE["OnceSoftplus"], "x": x}
+    return run_region(SNIPPET, region, inputs=inputs)
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "With a constant incoming gradient, the first derivative does not require grad, even "
+    "with `create_graph=True`",
+)
+@settings(max_examples=30, deadline=None)
+@given(edges, dtypes, st.sampled_from(["sum", "ones", "weights", "zeros"]))
+def test_a_constant_incoming_gradient_gives_no_graph(
+    start: list[float], dtype: torch.dtype, incoming: str
+) -> None:
+    x = torch.tensor(start, dtype=dtype, requires_grad=True)
+    y = PAGE["OnceSoftplus"].apply(x)
+    if incoming == "sum":
+        (first,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    else:
+        constant = {
+            "ones": torch.ones_like(x),
+            "weights": torch.linspace(-1, 2, len(start), dtype=dtype),
+            "zeros": torch.zeros_like(x),
+        }[incoming]
+        (first,) = torch.autograd.grad(y, x, constant, create_graph=True)
+    assert not first.requires_grad
+    # ... so a second derivative through it alone fails, by either call.
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        torch.autograd.grad(first.sum(), x)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        first.sum().backward()
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "With a constant incoming gradient, a second derivative fails only when nothing else "
+    "links the first derivative to the input, and is silently wrong otherwise.",
+)
+@settings(max_examples=30, deadline=None)
+@given(edges, dtypes)
+def test_a_constant_incoming_gradient_and_another_term_is_silent(
+    start: list[float], dtype: torch.dtype
+) -> None:
+    x = torch.tensor(start, dtype=dtype, requires_grad=True)
+    page = _once(x, "once-differentiable-silent")  # softplus(x) + x³, no error
+    # By hand: only the 6x of x³ survives; the σ(x)(1 − σ(x)) of softplus, which is
+    # never 0, is missing.
+    torch.testing.assert_close(page["second"], 6 * x.detach())
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "So `first` requires grad this time, and `backward()` through it reaches the "
+    "placeholder and raises the decorator's own error",
+)
+@settings(max_examples=30, deadline=None)
+@given(
+    edges,
+    dtypes,
+    st.sampled_from(["x times softplus", "softplus squared", "weight", "grad_outputs"]),
+)
+def test_an_incoming_gradient_that_requires_grad_makes_backward_raise(
+    start: list[float], dtype: torch.dtype, loss: str
+) -> None:
+    x = torch.tensor(start, dtype=dtype, requires_grad=True)
+    if loss == "x times softplus":  # the page's own L = sum(x · softplus(x))
+        page = _once(x, "once-differentiable-inside")
+        first = page["first"]
+        assert "does the Error node lead to x? False" in page.output
+    else:
+        y = PAGE["OnceSoftplus"].apply(x)
+        w = torch.linspace(-1, 2, len(start), dtype=dtype, requires_grad=True)
+        if loss == "softplus squared":  # incoming gradient: softplus(x)
+            (first,) = torch.autograd.grad((y**2 / 2).sum(), x, create_graph=True)
+        elif loss == "weight":  # incoming gradient: w, another leaf
+            (first,) = torch.autograd.grad((w * y).sum(), x, create_graph=True)
+        else:  # an incoming gradient handed in that requires grad
+            (first,) = torch.autograd.grad(y, x, w, create_graph=True)
+    assert first.requires_grad
+    with pytest.raises(RuntimeError, match=TWICE):
+        first.sum().backward(retain_graph=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # backward(create_graph=True) warns of a cycle
+        with pytest.raises(RuntimeError, match=TWICE):
+            first.sum().backward(create_graph=True)
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "`torch.autograd.grad` silently drops the term (it too fails when nothing else links "
+    "the first derivative to the input).",
+)
+@settings(max_examples=30, deadline=None)
+@given(edges, dtypes)
+def test_autograd_grad_drops_the_term_behind_the_error_node(
+    start: list[float], dtype: torch.dtype
+) -> None:
+    x = torch.tensor(start, dtype=dtype, requires_grad=True)
+    page = _once(x, "once-differentiable-dropped")  # L = sum(x · softplus(x))
+    s = _sigma(x.detach())
+    # By hand: d²L/dx² = 2σ + xσ(1 − σ); autograd.grad keeps one σ only, with no error.
+    torch.testing.assert_close(page["second"], s)
+    # Nothing else links first to x (L = sum(softplus(x)²) / 2): then autograd.grad fails.
+    x = torch.tensor(start, dtype=dtype, requires_grad=True)
+    (first,) = torch.autograd.grad(
+        (PAGE["OnceSoftplus"].apply(x) ** 2 / 2).sum(), x, create_graph=True
+    )
+    assert first.requires_grad
+    with pytest.raises(RuntimeError, match="not have been used in the graph"):
+        torch.autograd.grad(first.sum(), x)
+
+
+def test_autograd_grad_gives_half_where_the_answer_is_one() -> None:
+    x = torch.tensor([0.0], requires_grad=True)
+    page = _once(x, "once-differentiable-dropped")
+    assert page["second"].item() == 0.5  # 2σ(0) + 0 = 1 by hand
+
+
+@pytest.mark.claim(CUSTOM, "Under `torch.func` the result is always silently wrong.")
+@settings(max_examples=30, deadline=None)
+@given(edges, dtypes)
+def test_torch_func_is_silent_with_either_incoming_gradient(
+    start: list[float], dtype: torch.dtype
+) -> None:
+    once = PAGE["OnceSoftplus"].apply
+    for value in start:
+        z = torch.tensor(value, dtype=dtype)
+        s = _sigma(z)
+        # A constant incoming gradient: 0 where σ(1 − σ) is right.
+        assert torch.func.grad(torch.func.grad(once))(z).item() == 0.0
+        assert torch.func.grad(torch.func.grad(torch.nn.functional.softplus))(z) > 0
+        # An incoming gradient that requires grad (x · softplus(x)): σ, where 2σ + xσ(1 − σ).
+        product = torch.func.grad(torch.func.grad(lambda t: t * once(t)))(z)
+        torch.testing.assert_close(product, s)
+
+
+# --- Selective checkpointing: what the policy keeps ---------------------------------------
+
+
+@functools.cache
+def _selective() -> dict:
+    return run_region(SNIPPET, "my-exp", "mlp", "counting", "selective")
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "So the two `addmm` outputs kept (32 and 8 KiB) are exactly as large as the two tanh "
+    "outputs that no checkpoint keeps (32 and 8 KiB)",
+)
+@pytest.mark.parametrize("rows", [1, 7, 32])  # 32 rows: the page's batch
+def test_selective_checkpointing_keeps_what_no_checkpoint_keeps(rows: int) -> None:
+    page = _selective()
+    block, policy, width = page["blocks"][0], page["save_matmuls"], page["WIDTH"]
+    h = torch.randn(rows, width)
+    kept: list[int] = []  # the bytes of every result the page's policy keeps
+
+    def recording(ctx, op, *args, **kwargs):
+        decision = policy(ctx, op, *args, **kwargs)
+        if decision == CheckpointPolicy.MUST_SAVE and not ctx.is_recompute:
+            kept.append(op(*args, **kwargs).untyped_storage().nbytes())
+        return decision
+
+    context = functools.partial(create_selective_checkpoint_contexts, recording)
+    checkpoint(block, h, use_reentrant=False, context_fn=context).sum().backward()
+    # Without a checkpoint, the page's own counter, leaving out the parameters and the
+    # input (the checkpoint keeps the input too).
+    saved = page["SavedTensors"]([*block.parameters(), h])
+    with saved.hooks():
+        block(h)
+    # By hand: the widened (rows x 4 width) and the narrowed (rows x width) activations,
+    # 4 bytes a float, kept once each way.
+    by_hand = [rows * 4 * width * 4, rows * width * 4]
+    assert sorted(kept, reverse=True) == by_hand
+    assert sorted(saved.memory.values(), reverse=True) == by_hand
+    if rows == 32:
+        assert [b // 1024 for b in by_hand] == [32, 8]
+
+
+# --- ClipAndCount and clamp at the bounds ------------------------------------------------
+
+CLIP = run_region(SNIPPET, "my-exp", "non-differentiable")
+BOUNDS = [1.0, -1.0, 0.0, 0.5, -0.5, 2.0, -3.0, 1.0 + 2**-20, -(1.0 - 2**-20), 1.0 - 2**-20]
+clip_points = st.lists(
+    st.one_of(st.sampled_from(BOUNDS), st.floats(-4, 4, allow_nan=False)), min_size=1, max_size=6
+)
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "At the bounds themselves, $\\pm 1$, nothing is clipped, so `ClipAndCount` passes the "
+    "gradient there too",
+)
+@settings(max_examples=40, deadline=None)
+@given(clip_points, dtypes)
+def test_clip_and_count_passes_the_gradient_wherever_nothing_was_clipped(
+    start: list[float], dtype: torch.dtype
+) -> None:
+    x = torch.tensor(start, dtype=dtype, requires_grad=True)
+    out, clipped = CLIP["ClipAndCount"].apply(x)
+    out.sum().backward()
+    inside = (x.detach().abs() <= 1).to(dtype)  # by hand: 1 on [-1, 1], the bounds included
+    assert torch.equal(x.grad, inside)
+    assert torch.equal(clipped, 1 - inside)  # the mask: 1 exactly where it clipped
+    assert torch.equal(out.detach(), x.detach().clamp(-1, 1))
+
+
+@pytest.mark.claim(CUSTOM, "PyTorch's own `clamp` now gives 0 at its bounds", note="clamp-bounds")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_clamp_gives_zero_at_its_bounds_where_clip_and_count_gives_one(dtype: torch.dtype) -> None:
+    page = run_region(SNIPPET, "my-exp", "non-differentiable", "clip-at-the-bounds")
+    assert "ClipAndCount, gradient at -1 and 1: [1.0, 1.0]" in page.output
+    assert "torch.clamp,  gradient at -1 and 1: [0.0, 0.0]" in page.output
+    x = torch.tensor([-1.0, 1.0, 0.0, 1.0 - 2**-20], dtype=dtype, requires_grad=True)
+    x.clamp(-1, 1).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 1.0, 1.0]  # 0 at the bounds only
+
+
+# --- Saved tensors, the STE, the reentrant checkpoint, save_on_cpu --------------------------
+
+
+@pytest.mark.claim(CUSTOM, "Saved this way, they are freed with the graph")
+@pytest.mark.parametrize("retain", [False, True])
+def test_saved_tensors_are_freed_with_the_graph(retain: bool) -> None:
+    x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    y = PAGE["MyExp"].apply(x)
+    node = y.grad_fn
+    assert torch.equal(node.saved_tensors[0], y.detach())
+    y.sum().backward(retain_graph=retain)
+    if retain:  # kept while the graph is kept
+        assert torch.equal(node.saved_tensors[0], y.detach())
+    else:
+        with pytest.raises(RuntimeError, match="freed"):
+            node.saved_tensors  # noqa: B018
+
+
+ste_points = st.lists(
+    st.one_of(
+        st.sampled_from([0.5, -0.5, 1.5, 2.5, -2.5, 0.0, -0.0, 0.49999997, 2**23 + 1.0]),
+        st.floats(-1e6, 1e6, allow_nan=False),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@pytest.mark.claim(CUSTOM, "Both give the rounded values forward and a gradient of 1 backward.")
+@settings(max_examples=40, deadline=None)
+@given(ste_points, dtypes)
+def test_both_straight_through_estimators_round_forward_and_pass_one_back(
+    values: list[float], dtype: torch.dtype
+) -> None:
+    ste = run_region(SNIPPET, "my-exp", "ste")
+    x = torch.tensor(values, dtype=dtype, requires_grad=True)
+    y = ste["RoundSTE"].apply(x)
+    y.sum().backward()
+    x_trick = torch.tensor(values, dtype=dtype, requires_grad=True)
+    trick = run_region(SNIPPET, "ste-trick-maths", inputs={"torch": torch, "x_trick": x_trick})
+    rounded = torch.round(torch.tensor(values, dtype=dtype))  # halves to even
+    for value, gradient in ((y, x.grad), (trick["y_trick"], x_trick.grad)):
+        assert torch.equal(value.detach(), rounded)  # exactly, also for the trick's sum
+        assert torch.equal(gradient, torch.ones_like(rounded))
+
+
+def _checkpoint_page() -> dict:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the page's own "None of the inputs have requires_grad"
+        return run_region(SNIPPET, "my-exp", "reentrant-no-input-grad", "non-reentrant-grad")
+
+
+@pytest.mark.claim(CUSTOM, "`torch.autograd.grad` and `backward(inputs=...)` are refused")
+@pytest.mark.parametrize("call", ["grad", "backward(inputs=...)"])
+def test_the_reentrant_checkpoint_refuses_grad_and_backward_inputs(call: str) -> None:
+    layer = _checkpoint_page()["layer"]
+    x_in = torch.randn(2, 3, requires_grad=True)
+    out = checkpoint(layer, x_in, use_reentrant=True)
+    with pytest.raises(RuntimeError, match="use_reentrant=True"):
+        if call == "grad":
+            torch.autograd.grad(out.sum(), x_in)
+        else:
+            out.sum().backward(inputs=[x_in])
+
+
+@pytest.mark.claim(CUSTOM, "The non-reentrant variant has neither limit:")
+@pytest.mark.parametrize("call", ["grad", "backward(inputs=...)"])
+def test_the_non_reentrant_checkpoint_allows_both(call: str) -> None:
+    layer = _checkpoint_page()["layer"]
+    x_in = torch.randn(2, 3, requires_grad=True)
+    out = checkpoint(layer, x_in, use_reentrant=False)
+    if call == "grad":
+        (got,) = torch.autograd.grad(out.sum(), x_in)
+    else:
+        layer.zero_grad()
+        out.sum().backward(inputs=[x_in])
+        got = x_in.grad
+        assert layer.weight.grad is None  # only the listed input
+    # By hand: d sum(x Wᵀ + b) / dx = 1 Wᵀ: every row is the column sums of W.
+    torch.testing.assert_close(got, layer.weight.detach().sum(0).expand(2, 3))
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "On a machine without a GPU, such as the one that builds this site, the saved tensors "
+    "are already in CPU memory, and it moves nothing.",
+)
+def test_save_on_cpu_moves_nothing_on_a_cpu() -> None:
+    run_region(SNIPPET, "my-exp", "save-on-cpu")
+    hooks = torch.autograd.graph.save_on_cpu()
+    for t in (torch.randn(4, 3), torch.randn(4, 3, dtype=torch.float64).t(), torch.zeros(0)):
+        device, packed = hooks.pack_hook(t)
+        assert packed is t and device == t.device  # the same tensor: no copy, no move
+    # ... and a graph saved under it gives the same gradient as without it.
+    x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    with torch.autograd.graph.save_on_cpu():
+        y = PAGE["MyExp"].apply(x)
+    y.sum().backward()
+    assert torch.equal(x.grad, torch.exp(x.detach()))

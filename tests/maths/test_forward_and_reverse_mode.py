@@ -10,13 +10,17 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
 
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from packaging.version import Version
 
 from . import run_region
 
@@ -118,3 +122,100 @@ def test_per_example_linear_gradient_is_delta_h_transpose(data: tuple[list, list
     torch.testing.assert_close(run["outer1"], hand1, rtol=1e-4, atol=1e-5)
     # Memory: B x P float32 numbers.
     assert run["stored"] == len(X) * 21 * 4
+
+
+# --- Batch norm under vmap: BatchNorm2d with the documented fix ------------------------
+
+BATCH_NORM_2D = run_regions("quiet-start", "per-sample", "per-example-linear")
+
+
+def _batch_norm_2d(images: torch.Tensor, targets: torch.Tensor) -> dict[str, Any]:
+    """The page's model, new and unpatched, then the page's fix and comparison on these
+    images."""
+    model = run_region(
+        "deeper/forward_and_reverse_mode", "batch-norm-2d-model", inputs=BATCH_NORM_2D
+    )
+    return run_region(
+        "deeper/forward_and_reverse_mode",
+        "batch-norm-2d-maths",
+        inputs={**model, "images": images, "image_targets": targets},
+    )
+
+
+@pytest.mark.claim(
+    "docs/deeper/forward-and-reverse-mode.md",
+    "There the documented fix runs without an error, and the gradients it returns are "
+    "silently those of another model, one that normalises each example by its own "
+    "statistics",
+)
+@settings(max_examples=15, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=6),  # images in the batch, a batch of 1 included
+    st.integers(min_value=4, max_value=8),  # their side: 2 x 2 to 6 x 6 values per channel
+    st.integers(min_value=0, max_value=2**16),
+)
+def test_patched_batch_norm_2d_normalises_each_example_alone(
+    batch: int, side: int, seed: int
+) -> None:
+    generator = torch.Generator().manual_seed(seed)
+    images = torch.randn(batch, 1, side, side, generator=generator)
+    targets = torch.randn(batch, generator=generator)
+    run = _batch_norm_2d(images, targets)
+    assert run["own"]  # every row: that image normalised by its own statistics
+    # The batch's gradient normalises by the statistics of all the images: it is their
+    # mean only for a batch of one image.
+    assert run["batch_mean"] == (batch == 1)
+
+
+def test_batch_norm_2d_with_one_value_per_channel_refuses_as_batch_norm_1d_does() -> None:
+    # A 3 x 3 image leaves 1 x 1 after the 3 x 3 convolution: one value per channel.
+    with pytest.raises(ValueError, match="more than 1 value per channel"):
+        _batch_norm_2d(torch.randn(3, 1, 3, 3), torch.randn(3))
+
+
+# --- The forward-mode warning, in a script of one's own ----------------------------------
+
+SCRIPT = """
+import torch
+from torch.autograd import forward_ad as fwAD
+
+x = torch.tensor([1.0, 2.0])
+torch.func.jvp(torch.sin, (x,), (torch.ones(2),))
+torch.func.jacfwd(torch.sin)(x)
+with fwAD.dual_level():
+    fwAD.make_dual(x, torch.ones(2)).sin()
+torch.func.jvp(torch.cos, (x,), (torch.ones(2),))
+"""
+
+
+@pytest.mark.claim(
+    "docs/deeper/forward-and-reverse-mode.md",
+    "A script of yours shows it once, on PyTorch 2.14 and later; 2.13 shows it not at all, "
+    "since Python hides a `DeprecationWarning` that comes from inside a library.",
+)
+def test_a_script_shows_the_forward_mode_warning_once_since_2_14() -> None:
+    # A fresh process with Python's default warning filters, as a learner's script runs:
+    # jvp, jacfwd and make_dual, each of them after the first forward-mode call.
+    ran = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True, timeout=300
+    )
+    shown = ran.stderr.count("`torch.jit.script` is deprecated")
+    since_2_14 = Version(torch.__version__.split("+")[0]) >= Version("2.14")
+    assert shown == (1 if since_2_14 else 0), ran.stderr
+
+
+@pytest.mark.claim(
+    "docs/deeper/forward-and-reverse-mode.md",
+    "from the same seed they are exactly the masks that one `F.dropout` on the whole batch "
+    'draws. With `"same"` the three rows share one mask.',
+)
+@pytest.mark.parametrize("shape", [(3, 6), (1, 6), (5, 1), (4, 33), (2, 3, 4), (7, 100)])
+def test_vmap_randomness_different_is_the_batch_s_draw(shape: tuple[int, ...]) -> None:
+    page = run_region(
+        "deeper/forward_and_reverse_mode",
+        "randomness-maths",
+        inputs={**BATCH_NORM_2D, "F": torch.nn.functional, "ones": torch.ones(shape)},
+    )
+    assert torch.equal(page["different"], page["batch"])
+    assert all(torch.equal(row, page["same"][0]) for row in page["same"])
+    assert set(page["batch"].unique().tolist()) <= {0.0, 2.0}  # kept entries scaled by 2

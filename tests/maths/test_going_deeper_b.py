@@ -13,15 +13,19 @@ Each test imports the page's own snippet, so it checks the code the reader sees.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import math
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 import torch
 import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from . import run_region
 
 SNIPPETS = Path(__file__).resolve().parents[2] / "snippets" / "deeper"
 
@@ -176,3 +180,122 @@ def test_tiny_mlp_gradients_equal_pytorch(seed: int) -> None:
     assert math.isclose(loss.data, torch_loss, rel_tol=1e-12, abs_tol=1e-12)
     for p, g in zip(model.parameters(), torch_grads, strict=True):
         assert math.isclose(p.grad, g, rel_tol=1e-9, abs_tol=1e-12)
+
+
+@pytest.mark.claim(
+    "docs/deeper/training-with-hand-backward.md",
+    "The parts add up to the whole gap, 19 examples times the difference between the final "
+    "loss, 0.572, and the lowest, 0.566.",
+)
+def test_the_words_parts_add_up_to_the_gap() -> None:
+    regions = ("imports", "params", "forward", "backward", "autograd", "data", "best-possible")
+    trained = run_region("deeper/training_with_hand_backward", *regions, "train", "learned")
+    # At the trained weights, and at the first ones (an edge far from the limit): the sum
+    # of each example's loss + log(frequency of its next word) is N x (mean loss - lowest),
+    # since the lowest is the mean of -log(frequency). Each word's part is a KL divergence
+    # (times its count), never negative.
+    start = trained["init_params"](len(trained["vocab"]), dim=8, seed=0)
+    for params, mean_loss in ((trained["params"], trained["losses"][-1]), (start, None)):
+        page = run_region(
+            "deeper/training_with_hand_backward", "learned", inputs={**trained, "params": params}
+        )
+        n = len(page["inputs"])
+        if mean_loss is None:
+            mean_loss = page["forward"](params, page["inputs"], page["targets"])[0].item()
+        assert math.isclose(page["gaps"].sum().item(), n * (mean_loss - page["best"]), abs_tol=1e-4)
+        for a in set(page["inputs"].tolist()):
+            assert page["gaps"][page["inputs"] == a].sum().item() > -1e-6
+    assert (
+        n == 19
+        and f"{trained['losses'][-1]:.3f}" == "0.572"
+        and f"{trained['best']:.3f}" == "0.566"
+    )
+
+
+# --- The tiny engine trains: its claims at their edges ------------------------------------
+
+TINY = "docs/deeper/tiny-engine-trains.md"
+TINY_REGIONS = ("value", "add-mul-power", "new-ops", "engine", "nn", "data", "loss", "torch-twin")
+
+
+@functools.cache
+def _trained() -> dict:
+    return run_region(
+        "deeper/tiny_engine_trains",
+        *TINY_REGIONS,
+        "make-model",
+        "make-data",
+        "first-gradients",
+        "forgot-zero-grad",
+        "train",
+    )
+
+
+@pytest.mark.claim(TINY, "Only the points inside the margin push on the weights.")
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.sampled_from([1.0, -1.0, 0.0, 1 + 2**-40, 1 - 2**-40]), st.floats(-3, 3)),
+            st.sampled_from([1, -1]),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_the_hinge_gradient_is_minus_y_inside_the_margin_only(
+    cases: list[tuple[float, int]],
+) -> None:
+    page = _trained()
+    labels = [y for _, y in cases]
+    scores = [page["Value"](y * margin) for margin, y in cases]  # y s = margin
+    loss, _ = page["hinge_loss"](lambda x: [scores[x]], list(range(len(cases))), labels)
+    loss.backward()
+    n = len(cases)
+    for (margin, y), score in zip(cases, scores, strict=True):
+        # By hand: d/ds max(0, 1 - y s) / n = -y / n inside the margin (y s < 1), else 0,
+        # at y s = 1 too (relu's kink, where the engine, like PyTorch, picks 0).
+        assert score.grad == (-y / n if margin < 1 else 0.0)
+
+
+@pytest.mark.claim(
+    TINY,
+    "At step 40 the loss is 0: every point is beyond the margin, so every gradient is 0, "
+    "and training stops changing anything.",
+)
+def test_after_training_every_gradient_is_zero_and_a_step_changes_nothing() -> None:
+    page = _trained()
+    model, points, labels = page["model"], page["points"], page["labels"]
+    assert page["losses"][-1] == 0.0
+    assert all(y * model(x)[0].data >= 1 for x, y in zip(points, labels, strict=True))
+    assert all(p.grad == 0.0 for p in model.parameters())
+    before = [p.data for p in model.parameters()]
+    loss, _ = page["hinge_loss"](model, points, labels)
+    model.zero_grad()
+    loss.backward()
+    for p in model.parameters():
+        p.data -= page["lr"] * p.grad
+    assert [p.data for p in model.parameters()] == before
+
+
+@pytest.mark.claim(
+    TINY,
+    "The leaves add the new gradients to the old ones, exactly as PyTorch's `.grad` does, "
+    "and each gradient doubles",
+)
+def test_without_zero_grad_every_gradient_doubles() -> None:
+    page = run_region("deeper/tiny_engine_trains", *TINY_REGIONS, "make-model", "make-data")
+    model, points, labels = page["model"], page["points"], page["labels"]
+    page["hinge_loss"](model, points, labels)[0].backward()
+    once = [p.grad for p in model.parameters()]
+    page["hinge_loss"](model, points, labels)[0].backward()  # no zero_grad() in between
+    # All 37, not only the three the page prints: 2g, up to the rounding of the sums.
+    twice = [p.grad for p in model.parameters()]
+    assert len(twice) == 37
+    assert all(
+        math.isclose(t, 2 * g, rel_tol=1e-12, abs_tol=1e-15)
+        for t, g in zip(twice, once, strict=True)
+    )
+    # ... and the page's own region: its second pass, then zero_grad() resets every one.
+    run_region("deeper/tiny_engine_trains", "forgot-zero-grad", inputs=page)
+    assert all(p.grad == 0.0 for p in model.parameters())

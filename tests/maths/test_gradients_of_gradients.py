@@ -10,14 +10,18 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import subprocess
+import sys
 import warnings
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import Session, run_region
 
@@ -110,16 +114,27 @@ def costs_page() -> Session:
     )
 
 
+@pytest.mark.claim(
+    "docs/deeper/gradients-of-gradients.md",
+    "its memory is ${10240\\,d}$ bytes for $d$ layers, and keeps growing with $d$",
+)
 def test_saved_memory_grows_with_the_layers() -> None:
-    # Each layer saves 3 tensors. Bytes: the data X and the first tanh output (64 x n
-    # each), then per further layer its weight (n x n) and its tanh output (64 x n),
-    # 4 bytes a float: 4 (2 * 64 n + (d - 1)(n² + 64 n)) = 20480 + 16640 (d - 1) for n = 40.
+    # Each layer saves 3 tensors: its input (the data X for the first, the previous tanh
+    # output after), its weight (not for the first: X needs no gradient) and its tanh
+    # output. The weights and X exist anyway; what is extra is one tanh output (rows x n)
+    # per layer, 4 bytes a float: 4 rows n d, 10240 d for 64 rows and n = 40. The edges:
+    # one layer, a batch of one row, an odd batch.
     page = costs_page()
-    n, rows = page["n"], page["X"].shape[0]
-    for depth in range(1, 7):
-        count, size = page["saved_by_forward"](depth)
-        assert count == 3 * depth
-        assert size == 4 * (2 * rows * n + (depth - 1) * (n * n + rows * n))
+    n, data = page["n"], page["X"]
+    try:
+        for rows in (data.shape[0], 1, 7):
+            page["X"] = torch.randn(rows, n)  # the page's functions read X from the session
+            for depth in range(1, 7):
+                count, size = page["saved_by_forward"](depth)
+                assert count == 3 * depth
+                assert size == 4 * rows * n * depth
+    finally:
+        page["X"] = data
 
 
 def test_hvp_by_forward_over_reverse_is_three_gradients() -> None:
@@ -131,6 +146,42 @@ def test_hvp_by_forward_over_reverse_is_three_gradients() -> None:
         assert gradient == 3 * depth - 1
         assert forward_over_reverse == 3 * (3 * depth - 1)
         assert double_backward == 9 * depth - 5
+
+
+class _Products(TorchDispatchMode):
+    """Every matrix product that runs, and whether one of its operands is all zeros."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.on_zeros: list[bool] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.overloadpacket.__name__ in ("mm", "addmm", "bmm"):
+            matrices = [a for a in args if isinstance(a, torch.Tensor) and a.dim() >= 2]
+            self.on_zeros.append(any(not m.any() for m in matrices))
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.claim(
+    "docs/deeper/gradients-of-gradients.md",
+    "Leave those two out, and both methods do the same ${9d - 5}$ products.",
+)
+def test_forward_over_reverse_wastes_two_products_on_the_datas_zero_tangent() -> None:
+    page = costs_page()
+    for depth in range(1, 6):
+        _, _, _, forward_over_reverse, double_backward = page["hvp_methods"](depth)
+        counted = {}
+        for name, method in (("jvp", forward_over_reverse), ("double", double_backward)):
+            with warnings.catch_warnings(), _Products() as products:
+                warnings.simplefilter("ignore")
+                method()
+            counted[name] = products.on_zeros
+        # By hand: 3(3d - 1) products, 2 of them on the tangent of X, which is 0; the
+        # double backward multiplies no zeros, 9d - 5 products.
+        assert len(counted["jvp"]) == 3 * (3 * depth - 1)
+        assert sum(counted["jvp"]) == 2
+        assert len(counted["double"]) == 9 * depth - 5
+        assert sum(counted["double"]) == 0
 
 
 @settings(max_examples=10, deadline=None)
@@ -185,3 +236,78 @@ def test_retain_graph_defaults_to_create_graph() -> None:
     # grad(..., create_graph=True) keeps the graph, so y.backward() then gives 3x² = 12.
     page = run_region("deeper/gradients_of_gradients", "retain-default", inputs={"torch": torch})
     assert page["x"].grad.item() == 3 * 2.0**2
+
+
+# --- x³ and its derivatives, at other points ---------------------------------------------
+
+CUBE_POINTS = [2.0, 0.0, -0.0, -1.5, 3.0, 1e10, -1e-20]
+
+
+@pytest.mark.claim(
+    "docs/deeper/gradients-of-gradients.md",
+    "The fourth derivative of $x^3$ is 0 everywhere. Autograd agrees, and returns it as a "
+    "plain zero: even with `create_graph=True` it has no graph and does not require grad.",
+)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("value", CUBE_POINTS)
+def test_the_fourth_derivative_of_x_cubed_is_a_plain_zero(value: float, dtype: torch.dtype) -> None:
+    x = torch.tensor(value, dtype=dtype, requires_grad=True)
+    page = run_region(
+        "deeper/gradients_of_gradients",
+        "x-cubed-maths",
+        "fourth-maths",
+        inputs={"torch": torch, "x": x},
+    )
+    # By hand: 3x², 6x, 6, then 0; the first three with a graph, the fourth without.
+    assert page["third"].item() == 6.0 and page["third"].requires_grad
+    assert page["fourth"].item() == 0.0
+    assert not page["fourth"].requires_grad and page["fourth"].grad_fn is None
+
+
+@pytest.mark.claim(
+    "docs/deeper/gradients-of-gradients.md",
+    "Written as `x * x * x`, the same function takes other formulas, and there the *third* "
+    "derivative already comes without a graph",
+)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("value", CUBE_POINTS)
+def test_written_as_a_product_the_third_derivative_has_no_graph(
+    value: float, dtype: torch.dtype
+) -> None:
+    x = torch.tensor(value, dtype=dtype, requires_grad=True)
+    page = run_region(
+        "deeper/gradients_of_gradients", "product-maths", inputs={"torch": torch, "x": x}
+    )
+    lines = page.output.splitlines()
+    assert [line.endswith("requires grad: True") for line in lines] == [True, True, False]
+    assert page["d"].item() == 6.0
+
+
+WARN_SCRIPT = """
+import torch
+
+for _ in range(3):  # three times: warned once
+    x = torch.tensor(2.0, requires_grad=True)
+    (x**3).backward(create_graph=True)
+torch.set_warn_always(True)
+for _ in range(2):  # twice more: warned each time
+    x = torch.tensor(2.0, requires_grad=True)
+    (x**3).backward(create_graph=True)
+"""
+
+
+@pytest.mark.claim(
+    "docs/deeper/gradients-of-gradients.md",
+    "(PyTorch gives that warning once per process; `torch.set_warn_always(True)` makes it "
+    "appear here every time the page is built.)",
+)
+def test_the_reference_cycle_warning_comes_once_per_process() -> None:
+    # Python's own filter set to "always", so that any once is PyTorch's.
+    ran = subprocess.run(
+        [sys.executable, "-W", "always", "-c", WARN_SCRIPT],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    assert ran.stderr.count("will create a reference cycle") == 1 + 2, ran.stderr

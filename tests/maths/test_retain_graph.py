@@ -101,3 +101,18 @@ def test_a_graph_that_saved_nothing_runs_twice_and_grad_doubles(
     v = torch.tensor(vector, dtype=torch.float64, requires_grad=True)
     page = run_region(SNIPPET, "nothing_saved-v-maths", inputs={"v": v})
     assert torch.equal(page["v"].grad, torch.full_like(v, 1 + 1))
+
+
+@pytest.mark.claim(
+    "docs/chapters/retain-graph.md",
+    "The second call has no `retain_graph=True`, so it frees the saved tensors",
+)
+@settings(max_examples=30, deadline=None)
+@given(values)
+def test_the_second_pass_without_retain_graph_frees_the_graph(x_value: float) -> None:
+    page, _ = run_on("retain-maths", x_value)
+    node = page["y"].grad_fn
+    with pytest.raises(RuntimeError, match="freed"):
+        node._saved_self  # noqa: B018  (the x that PowBackward0 saved)
+    with pytest.raises(RuntimeError, match=SECOND_TIME):
+        page["y"].backward()

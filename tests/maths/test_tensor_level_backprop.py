@@ -3,6 +3,7 @@ dσ/dx = x̂ / D with any ε, on the page's own code (run_region)."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 import torch.nn.functional as F
 from hypothesis import given, settings
@@ -49,3 +50,139 @@ def test_cross_entropy_is_nll_of_log_softmax_and_exact_when_p_underflows() -> No
     assert torch.equal(z.grad, expected)
     assert torch.equal(z.grad, torch.tensor([[-1.0, 1.0]]))
     assert "nan" in session.output
+
+
+# --- Claims of the page, at their edges -------------------------------------------------
+
+PAGE = "docs/deeper/tensor-level-backprop.md"
+FUNCTIONS = run_region(
+    SNIPPET, "imports", "unbroadcast", "stable-softmax", "softmax-jacobian", "layer-norm-forward"
+)
+seeds = st.integers(min_value=0, max_value=2**31 - 1)
+shapes = st.lists(st.integers(min_value=1, max_value=4), min_size=0, max_size=4).map(tuple)
+
+
+@pytest.mark.claim(
+    PAGE,
+    "with an empty tuple of dimensions, `sum` does not sum over nothing, it sums over *everything*",
+)
+@settings(max_examples=30, deadline=None)
+@given(shapes, seeds)
+def test_sum_over_no_dimension_sums_them_all(shape: tuple[int, ...], seed: int) -> None:
+    grad = torch.randn(shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    assert grad.sum(dim=()).shape == ()
+    torch.testing.assert_close(grad.sum(dim=()), grad.sum())
+    # ... which is why unbroadcast guards its sums: to its own shape it changes nothing.
+    assert torch.equal(FUNCTIONS["unbroadcast"](grad, shape), grad)
+
+
+@st.composite
+def broadcast_pairs(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    out = draw(shapes)
+    kept = draw(st.integers(min_value=0, max_value=len(out)))
+    tail = out[len(out) - kept :]
+    return tuple(1 if draw(st.booleans()) else size for size in tail), out
+
+
+@pytest.mark.claim(
+    PAGE,
+    "A backward node may return a gradient of the broadcast shape, and the engine sums it "
+    "down to the input's shape before passing it on.",
+)
+@settings(max_examples=40, deadline=None)
+@given(broadcast_pairs(), seeds)
+def test_the_engine_sums_a_broadcast_gradient_down(pair: tuple, seed: int) -> None:
+    shape, out_shape = pair
+    session = run_region(SNIPPET, "imports", "engine-reduces")  # the page's AddNoReduce
+    generator = torch.Generator().manual_seed(seed)
+    a = torch.randn(shape, generator=generator, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(out_shape, generator=generator, dtype=torch.float64, requires_grad=True)
+    upstream = torch.randn(out_shape, generator=generator, dtype=torch.float64)
+    session["AddNoReduce"].apply(a, b).backward(upstream)
+    # By hand: every entry of a was used once per copy, so it gets the sum of its copies.
+    torch.testing.assert_close(a.grad, upstream.sum_to_size(shape))
+    torch.testing.assert_close(b.grad, upstream)
+
+
+@pytest.mark.claim(PAGE, "$J$ is symmetric, and its rows and columns all sum to 0")
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=7),
+    seeds,
+    st.sampled_from([1.0, 30.0, 1000.0]),
+    st.sampled_from([torch.float32, torch.float64]),
+)
+def test_the_softmax_jacobian_is_symmetric_with_zero_sums(
+    classes: int, seed: int, scale: float, dtype: torch.dtype
+) -> None:
+    z = scale * torch.randn(classes, generator=torch.Generator().manual_seed(seed), dtype=dtype)
+    J = FUNCTIONS["softmax_jacobian"](torch.softmax(z, dim=0))
+    assert torch.equal(J, J.T)
+    tolerance = 1e-6 if dtype == torch.float32 else 1e-14
+    assert J.sum(dim=0).abs().max() <= tolerance and J.sum(dim=1).abs().max() <= tolerance
+
+
+ties = st.lists(st.integers(min_value=-3, max_value=3).map(float), min_size=1, max_size=6)
+
+
+@pytest.mark.claim(
+    PAGE,
+    "the derivative of the stable formula with respect to the shift is exactly 0, because "
+    "the result does not depend on the shift at all",
+)
+@settings(max_examples=40, deadline=None)
+@given(ties, st.sampled_from([1.0, 1000.0]), seeds)
+def test_the_max_need_not_be_detached(values: list[float], scale: float, seed: int) -> None:
+    # Ties of the maximum included: amax splits its gradient, and it still cancels.
+    z = scale * torch.tensor(values, dtype=torch.float64)
+    g = torch.randn(len(values), generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    grads = []
+    for softmax in (
+        FUNCTIONS["stable_softmax"],
+        lambda t: torch.softmax(t, dim=-1),
+        lambda t: (t - t.amax().detach()).exp() / (t - t.amax().detach()).exp().sum(),
+    ):
+        leaf = z.clone().requires_grad_()
+        softmax(leaf).backward(g)
+        grads.append(leaf.grad)
+    torch.testing.assert_close(grads[0], grads[1])
+    torch.testing.assert_close(grads[0], grads[2])
+    # The derivative of logsumexp is softmax, ties or not.
+    leaf = z.clone().requires_grad_()
+    FUNCTIONS["stable_logsumexp"](leaf).backward()
+    torch.testing.assert_close(leaf.grad, torch.softmax(z, dim=-1))
+
+
+@pytest.mark.claim(
+    PAGE,
+    "To the four decimals printed, the variances are 1. In fact they are "
+    "$\\mathrm{var}/(\\mathrm{var} + \\varepsilon)$, a little less than 1.",
+)
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.floats(-5, 5, allow_nan=False), min_size=2, max_size=6),
+    st.sampled_from([1e-5, 1e-2, 1.0]),
+)
+def test_layer_norm_variances_are_var_over_var_plus_eps(values: list[float], eps: float) -> None:
+    x = torch.tensor([values], dtype=torch.float64)
+    D = len(values)
+    _, (x_hat, _) = FUNCTIONS["layer_norm_forward"](x, torch.ones(D), torch.zeros(D), eps=eps)
+    var = x.var(dim=1, unbiased=False)
+    torch.testing.assert_close(x_hat.var(dim=1, unbiased=False), var / (var + eps))
+    assert (x_hat.var(dim=1, unbiased=False) < 1).all()
+
+
+@pytest.mark.claim(
+    PAGE,
+    "The small $\\varepsilon$ (${10^{-5}}$ by default) keeps the division safe when a row "
+    "is constant.",
+)
+@pytest.mark.parametrize("value", [0.0, 3.0, -1e6])
+def test_eps_keeps_a_constant_row_finite(value: float) -> None:
+    x = torch.full((1, 4), value)
+    y, (x_hat, _) = FUNCTIONS["layer_norm_forward"](x, torch.ones(4), torch.zeros(4))
+    assert torch.equal(x_hat, torch.zeros(1, 4)) and torch.isfinite(y).all()
+    _, (x_hat_no_eps, _) = FUNCTIONS["layer_norm_forward"](
+        x, torch.ones(4), torch.zeros(4), eps=0.0
+    )
+    assert torch.isnan(x_hat_no_eps).all()  # 0 / 0 without it

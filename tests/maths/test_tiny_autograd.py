@@ -295,3 +295,22 @@ def test_the_order_lists_every_node_after_its_parents() -> None:
 def test_each_operation_on_its_own(operation: str) -> None:
     """Every operation of the random graphs, once, at a fixed point: a readable failure."""
     compare_with_pytorch(([0.7, -1.3], [(operation, 0, 1)]))
+
+
+@pytest.mark.claim(
+    "docs/chapters/tiny-autograd.md",
+    "a multiplication keeps each input only if the *other* input requires grad",
+)
+@pytest.mark.parametrize(("x_requires", "w_requires"), [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_a_multiplication_keeps_an_input_for_the_other_s_gradient_only(
+    x_requires: bool, w_requires: bool, shape: tuple[int, ...]
+) -> None:
+    page = run_region(SNIPPET, "pytorch-saves")  # the page's own reading of the node
+    assert page.output.splitlines()[-1] == "MulBackward0 keeps tensor(2.) and None"
+    x = torch.full(shape, 2.0, requires_grad=x_requires)
+    w = torch.full(shape, 3.0, requires_grad=w_requires)
+    node = (x * w).grad_fn
+    # x is needed only for w's gradient (d xw / dw = x), w only for x's.
+    assert (node._saved_self is not None) == w_requires
+    assert (node._saved_other is not None) == x_requires

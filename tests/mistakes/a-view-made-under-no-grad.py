@@ -87,3 +87,17 @@ predictions = {
     "h": True,
 }
 # --8<-- [end:detach-is-tracked]
+
+# --8<-- [start:answers-in-quotes]
+# Mistake: believes the gradient reaches w through the view, and writes every answer in quotes.
+predictions = {
+    "a": "True",
+    "b": "False",
+    "c": "[3.0, 3.0, 0.0, 0.0]",
+    "d": "None",
+    "e": "[3.0, 3.0, 0.0, 0.0]",
+    "f": "error",
+    "g": "tensor([2., 4., 3., 4.])",
+    "h": "False",
+}
+# --8<-- [end:answers-in-quotes]

@@ -236,3 +236,41 @@ t = torch.randn(5)
 per_sample = torch.func.vmap(torch.func.grad(example_loss), in_dims=(None, 0, 0))(w, X, t)
 passed = ...
 # --8<-- [end:gradcheck-not-run]
+
+# --8<-- [start:ctx-attribute]
+# Mistake: keeps x as an attribute of ctx (ctx.x = x) instead of ctx.save_for_backward.
+import torch
+from torch.autograd.function import FunctionCtx
+
+
+class SiLU(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x: torch.Tensor) -> torch.Tensor:
+        return x * torch.sigmoid(x)
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: torch.Tensor) -> None:
+        ctx.x = inputs[0]
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_y: torch.Tensor) -> torch.Tensor:
+        x = ctx.x
+        s = torch.sigmoid(x)
+        return grad_y * (s + x * s * (1 - s))
+
+
+def example_loss(w: torch.Tensor, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+    return (SiLU.apply(x @ w) - t) ** 2
+
+
+torch.manual_seed(0)
+w = torch.randn(3)
+X = torch.randn(5, 3)
+t = torch.randn(5)
+
+per_sample = torch.func.vmap(torch.func.grad(example_loss), in_dims=(None, 0, 0))(w, X, t)
+x64 = torch.linspace(-3, 3, 7, dtype=torch.float64, requires_grad=True)
+passed = torch.autograd.gradcheck(SiLU.apply, (x64,))
+# --8<-- [end:ctx-attribute]

@@ -197,3 +197,56 @@ gnv = gauss_newton_product(residuals, w, v)
 J = torch.func.jacrev(residuals)(w)
 explicit = J.T @ J
 # --8<-- [end:explicit-without-v]
+
+# --8<-- [start:jacobian-inside]
+# Mistake: builds the whole Jacobian with torch.func.jacrev inside the function.
+import torch
+
+xs = torch.tensor([0.0, 0.5, 1.0, 1.5])
+ys = torch.tensor([1.0, 1.6, 2.9, 4.4])
+
+
+def residuals(w: torch.Tensor) -> torch.Tensor:
+    return w[0] * torch.exp(w[1] * xs) + w[2] - ys
+
+
+w = torch.tensor([1.0, 0.5, 0.2])
+v = torch.tensor([1.0, -1.0, 2.0])
+
+
+def gauss_newton_product(f, w: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    J = torch.func.jacrev(f)(w)
+    return J.T @ (J @ v)
+
+
+gnv = gauss_newton_product(residuals, w, v)
+J = torch.func.jacrev(residuals)(w)
+explicit = J.T @ (J @ v)
+# --8<-- [end:jacobian-inside]
+
+# --8<-- [start:jacobian-imported]
+# Mistake: builds the whole Jacobian with an imported torch.autograd.functional.jacobian.
+import torch
+from torch.autograd.functional import jacobian
+
+xs = torch.tensor([0.0, 0.5, 1.0, 1.5])
+ys = torch.tensor([1.0, 1.6, 2.9, 4.4])
+
+
+def residuals(w: torch.Tensor) -> torch.Tensor:
+    return w[0] * torch.exp(w[1] * xs) + w[2] - ys
+
+
+w = torch.tensor([1.0, 0.5, 0.2])
+v = torch.tensor([1.0, -1.0, 2.0])
+
+
+def gauss_newton_product(f, w: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    J = jacobian(f, w)
+    return J.T @ (J @ v)
+
+
+gnv = gauss_newton_product(residuals, w, v)
+J = torch.func.jacrev(residuals)(w)
+explicit = J.T @ (J @ v)
+# --8<-- [end:jacobian-imported]

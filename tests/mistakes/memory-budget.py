@@ -164,3 +164,26 @@ def memory_budget(model: nn.Module) -> dict[str, int]:
 
 budget = memory_budget(model)
 # --8<-- [end:frozen-values-left-out]
+
+# --8<-- [start:step-counter-of-eight-bytes]
+# Mistake: the step counter taken as 8 bytes, like a Python float or a float64 tensor.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+layers = [nn.Linear(100, 200), nn.ReLU(), nn.Linear(200, 200), nn.ReLU(), nn.Linear(200, 10)]
+model = nn.Sequential(*layers)
+model[0].requires_grad_(False)  # the first layer is frozen
+
+
+def memory_budget(model: nn.Module) -> dict[str, int]:
+    every = list(model.parameters())
+    trained = [p for p in every if p.requires_grad]
+    parameters = sum(p.numel() * p.element_size() for p in every)
+    gradients = sum(p.numel() * p.element_size() for p in trained)
+    adam = 2 * gradients + 8 * len(trained)
+    return {"parameters": parameters, "gradients": gradients, "adam": adam}
+
+
+budget = memory_budget(model)
+# --8<-- [end:step-counter-of-eight-bytes]

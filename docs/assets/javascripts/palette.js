@@ -30,10 +30,13 @@
     if (form) choose(form, Array.prototype.indexOf.call(form.querySelectorAll("input"), input));
   });
 
-  // Enter on the focused toggle moves on to the next scheme, as in Material.
+  // Enter or Space on the focused toggle moves on to the next scheme. The focused
+  // control is the radio input of the scheme on show, already checked: the browser's own
+  // Space would do nothing, and its Enter submits nothing.
   document.addEventListener("keydown", function (event) {
     var form = event.target.closest && event.target.closest("form[data-course-palette]");
-    if (!form || event.key !== "Enter") return;
+    if (!form || (event.key !== "Enter" && event.key !== " ")) return;
+    event.preventDefault();
     var inputs = form.querySelectorAll("input");
     var next = inputs[(Array.prototype.indexOf.call(inputs, event.target) + 1) % inputs.length];
     next.click();

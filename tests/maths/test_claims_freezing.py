@@ -1,0 +1,208 @@
+"""docs/control/freezing.md and its quiz, at the edges of their claims.
+
+* requires_grad_(False) on a module freezes every parameter, however deeply nested;
+* every optimizer moves a parameter whose .grad is set, frozen or not, and skips one whose
+  .grad is None; an empty parameter list is refused; a parameter that a group already
+  holds is refused by add_param_group (and by a second group of the constructor);
+* every optimizer takes parameter groups, with any of its settings per group;
+* train_mode(model, frozen=...) keeps every batch norm class of the frozen part in eval
+  mode, affine or not, and leaves the others in training mode; a batch norm made with
+  affine=False has no parameters, so a test on its parameters cannot tell.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch import nn
+
+from . import Session, run_region
+
+PAGE = "docs/control/freezing.md"
+QUIZ = "docs/practice/quizzes/freezing.md"
+SNIPPET = "control/freezing"
+
+OPTIMIZERS = [
+    torch.optim.SGD,
+    torch.optim.Adam,
+    torch.optim.AdamW,
+    torch.optim.RMSprop,
+    torch.optim.Adagrad,
+    torch.optim.Adamax,
+    torch.optim.NAdam,
+    torch.optim.RAdam,
+    torch.optim.Adadelta,
+    torch.optim.ASGD,
+]
+
+
+def _bn_session(seed: int = 0, n: int = 32) -> Session:
+    """The regions bn-trap and bn-fix, on data of the test's own (float64, as on the page)."""
+    torch.manual_seed(seed)
+    inputs = {
+        "copy": copy,
+        "torch": torch,
+        "nn": nn,
+        "points_a": (torch.rand(64, 2) * 4 - 2).double(),
+        "targets_a": torch.randn(64, 3).double(),
+        "points_b": (torch.rand(n, 2) * 4 - 2).double(),
+        "targets_b": torch.randn(n, 1).double(),
+        "test_points": (torch.rand(16, 2) * 4 - 2).double(),
+    }
+    session = run_region(SNIPPET, "bn-trap", inputs=inputs)
+    return run_region(SNIPPET, "bn-fix", inputs=session)
+
+
+@pytest.mark.claim(PAGE, "On a module it freezes every parameter inside it, however deeply nested.")
+@pytest.mark.parametrize("depth", [1, 2, 4])
+def test_requires_grad_false_on_a_module_reaches_every_nested_parameter(depth: int) -> None:
+    run_region(SNIPPET, "one-parameter", "count")
+    model: nn.Module = nn.Linear(2, 2)
+    for _ in range(depth):
+        model = nn.Sequential(model, nn.ReLU(), nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2)))
+    model.requires_grad_(False)
+    count = run_region(SNIPPET, "count")["count"]
+    assert count(model)[0] == 0 < count(model)[1]
+    assert all(not p.requires_grad for p in model.parameters())
+
+
+@pytest.mark.claim(PAGE, "it updates every parameter it holds **whose `.grad` is not `None`**")
+@pytest.mark.parametrize("optimizer", OPTIMIZERS, ids=lambda o: o.__name__)
+def test_every_optimizer_moves_a_frozen_parameter_with_a_grad_and_skips_a_none(
+    optimizer: type[torch.optim.Optimizer],
+) -> None:
+    page = run_region(SNIPPET, "stale-grad-setup", inputs={"torch": torch, "nn": nn})
+    frozen, skipped = page["w"], nn.Parameter(torch.tensor([1.0, 2.0]))
+    opt = optimizer([frozen, skipped], lr=0.1)
+    frozen.requires_grad_(False)  # frozen, but its .grad is set
+    frozen.grad = torch.tensor([0.5, -0.5])
+    opt.step()
+    assert not torch.equal(frozen.detach(), torch.tensor([1.0, 2.0]))
+    assert torch.equal(skipped.detach(), torch.tensor([1.0, 2.0]))  # .grad None: not moved
+
+
+@pytest.mark.claim(QUIZ, "the optimizer refuses an empty list")
+def test_an_optimizer_refuses_an_empty_list() -> None:
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    with pytest.raises(ValueError, match="empty parameter list"):
+        torch.optim.SGD([p for p in model.parameters() if p.grad is not None], lr=0.1)
+
+
+@pytest.mark.claim(QUIZ, "Every parameter is a leaf, frozen or not")
+def test_every_parameter_is_a_leaf_frozen_or_not() -> None:
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    model[0].requires_grad_(False)
+    assert all(p.is_leaf for p in model.parameters())
+    assert [p.requires_grad for p in model.parameters()] == [False, False, True, True]
+
+
+@pytest.mark.claim(PAGE, "An optimizer refuses a parameter that one of its groups already holds")
+@pytest.mark.parametrize("optimizer", [torch.optim.SGD, torch.optim.Adam], ids=lambda o: o.__name__)
+def test_a_parameter_held_by_a_group_is_refused(optimizer: type[torch.optim.Optimizer]) -> None:
+    layer, other = nn.Linear(2, 2), nn.Linear(2, 2)
+    opt = optimizer(layer.parameters(), lr=0.1)
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        opt.add_param_group({"params": layer.parameters()})
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        opt.add_param_group({"params": [other.weight, layer.bias]})  # one of them held
+    opt.add_param_group({"params": other.parameters()})  # new ones are fine
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        optimizer([{"params": layer.parameters()}, {"params": [layer.weight]}], lr=0.1)
+
+
+@pytest.mark.claim(PAGE, "Every optimizer takes groups in the same way")
+@pytest.mark.parametrize("optimizer", OPTIMIZERS, ids=lambda o: o.__name__)
+def test_every_optimizer_takes_groups_with_settings_per_group(
+    optimizer: type[torch.optim.Optimizer],
+) -> None:
+    body, head = nn.Linear(2, 2), nn.Linear(2, 1)
+    opt = optimizer(
+        [
+            {"params": body.parameters(), "lr": 0.003, "weight_decay": 0.5},
+            {"params": head.parameters()},
+        ],
+        lr=0.03,
+    )
+    first, second = opt.param_groups
+    assert (first["lr"], first["weight_decay"]) == (0.003, 0.5)
+    assert second["lr"] == 0.03 and second["weight_decay"] == opt.defaults["weight_decay"]
+
+
+BATCH_NORMS = [
+    pytest.param(lambda affine: nn.BatchNorm1d(4, affine=affine), id="BatchNorm1d"),
+    pytest.param(lambda affine: nn.BatchNorm2d(4, affine=affine), id="BatchNorm2d"),
+    pytest.param(lambda affine: nn.BatchNorm3d(4, affine=affine), id="BatchNorm3d"),
+    pytest.param(lambda affine: nn.LazyBatchNorm1d(affine=affine), id="LazyBatchNorm1d"),
+    pytest.param(lambda affine: nn.LazyBatchNorm2d(affine=affine), id="LazyBatchNorm2d"),
+    pytest.param(lambda affine: nn.SyncBatchNorm(4, affine=affine), id="SyncBatchNorm"),
+]
+
+
+@pytest.mark.claim(PAGE, "a batch norm made with `affine=False` has no parameters at all")
+@pytest.mark.parametrize("make", BATCH_NORMS)
+def test_a_batch_norm_without_affine_has_no_parameters(make) -> None:
+    assert list(make(False).parameters()) == []
+    assert len(list(make(True).parameters())) == 2
+
+
+@pytest.mark.claim(PAGE, "`(nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)` would miss")
+@pytest.mark.parametrize("make", BATCH_NORMS)
+def test_the_helpers_type_test_catches_every_batch_norm(make) -> None:
+    page = _bn_session()
+    norm = make(True)
+    assert isinstance(norm, page["BATCH_NORM"])
+    three = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
+    missed = isinstance(norm, (nn.SyncBatchNorm, nn.LazyBatchNorm1d, nn.LazyBatchNorm2d))
+    assert isinstance(norm, three) != missed
+
+
+@pytest.mark.claim(PAGE, "Whether a batch norm is frozen is your decision, so the helper takes it")
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("make", BATCH_NORMS)
+def test_train_mode_freezes_every_batch_norm_of_the_frozen_part_only(make, affine: bool) -> None:
+    train_mode = _bn_session()["train_mode"]
+    frozen = nn.Sequential(nn.Linear(4, 4), make(affine))
+    frozen[0].requires_grad_(False)  # (a lazy batch norm's parameters cannot be, yet)
+    trained = nn.Sequential(nn.Linear(4, 4), make(affine))  # trains, affine or not
+    model = nn.Sequential(frozen, trained, nn.Linear(4, 1)).eval()
+    assert train_mode(model, frozen=frozen) is model
+    assert model.training and frozen[0].training and trained.training
+    assert not frozen[1].training  # the frozen part's batch norm
+    assert trained[1].training  # a batch norm outside it, even without parameters
+
+
+@pytest.mark.claim(PAGE, "20 training steps leave the body computing exactly what it did")
+@settings(max_examples=5, deadline=None)
+@given(st.integers(0, 10_000), st.integers(4, 40))
+def test_train_mode_keeps_the_statistics_of_task_a(seed: int, n: int) -> None:
+    page = _bn_session(seed, n)
+    assert "after 20 steps, frozen body computes the same: True" in page.output
+    norm, trained = page["norm"], page["bn_body"][1]
+    assert torch.equal(norm.running_mean, trained.running_mean)
+    assert torch.equal(norm.running_var, trained.running_var)
+    assert norm.num_batches_tracked == trained.num_batches_tracked
+
+
+@pytest.mark.claim(
+    PAGE, "a plain `model.train()` lets its batch norm follow the statistics of task B"
+)
+def test_after_unfreezing_train_mode_still_keeps_task_a_and_train_does_not() -> None:
+    page = _bn_session()
+    model, body, norm = page["bn_model_b"], page["frozen_bn_body"], page["norm"]
+    body.requires_grad_(True)  # unfrozen for fine-tuning
+    points, targets = page["points_b"], page["targets_b"]
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.003)
+    for keep in (True, False):
+        before = norm.running_mean.clone()
+        if keep:
+            page["train_mode"](model, frozen=body)
+        else:
+            model.train()
+        optimizer.zero_grad()
+        ((model(points) - targets) ** 2).mean().backward()
+        optimizer.step()
+        assert torch.equal(norm.running_mean, before) == keep
