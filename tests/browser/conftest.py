@@ -203,9 +203,13 @@ def browser() -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=CHROMIUM_ARGS,
+            ignore_default_args=list(chromium.PLAYWRIGHT_DEFAULTS_LEFT_OUT),
+        )
+        yield launched
+        launched.close()
 
 
 @pytest.fixture(scope="session")
