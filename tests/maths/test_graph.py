@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-import re
 import warnings
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,30 +29,22 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-SNIPPETS = Path(__file__).resolve().parents[2] / "snippets" / "graph"
+from . import run_region
 
 
 def run_regions(snippet: str, *names: str, **inputs: Any) -> dict[str, Any]:
-    """Run the named regions of snippets/graph/<snippet>.py, in order, in one namespace.
+    """Run the named regions of snippets/graph/<snippet>.py, in order, in one namespace
+    (tests/maths run_region: the engine's region reader), warnings swallowed.
 
     The namespace starts with ``torch`` and ``nn`` (imported by the first region of each
-    snippet) and ``inputs``; stdout and warnings are swallowed. The namespace is returned,
-    so a test can read the page's tensors and functions.
+    snippet) and ``inputs``; it is returned, so a test can read the page's tensors and
+    functions.
     """
-    text = (SNIPPETS / f"{snippet}.py").read_text(encoding="utf-8")
-    namespace: dict[str, Any] = {"__name__": f"graph_{snippet}", "torch": torch, "nn": torch.nn}
-    namespace.update(inputs)
-    for name in names:
-        match = re.search(
-            rf"^# --8<-- \[start:{re.escape(name)}\]\n(.*?)^# --8<-- \[end:{re.escape(name)}\]",
-            text,
-            re.S | re.M,
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_region(
+            f"graph/{snippet}", *names, inputs={"torch": torch, "nn": torch.nn, **inputs}
         )
-        assert match, f"{snippet}.py has no region {name!r}"
-        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            exec(compile(match[1], f"{snippet}.py:{name}", "exec"), namespace)
-    return namespace
 
 
 values = st.floats(min_value=-5.0, max_value=5.0, allow_nan=False, allow_infinity=False)
