@@ -7,13 +7,9 @@ it. The maths the test writes itself is the hand derivation on the page.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import re
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,24 +20,13 @@ from packaging.version import Version
 
 from . import run_region
 
-SNIPPET = (
-    Path(__file__).resolve().parents[2] / "snippets" / "deeper" / "forward_and_reverse_mode.py"
-)
-
 
 def run_regions(*names: str) -> dict[str, Any]:
-    """Run the named regions of the page's snippet, in order, in one fresh namespace."""
-    text = SNIPPET.read_text(encoding="utf-8")
-    namespace: dict[str, Any] = {"__name__": "page"}
-    for name in names:
-        match = re.search(
-            rf"^# --8<-- \[start:{name}\]\n(.*?)^# --8<-- \[end:{name}\]", text, re.S | re.M
-        )
-        assert match, f"no region {name!r} in {SNIPPET.name}"
-        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            exec(compile(match[1], f"{SNIPPET.name}:{name}", "exec"), namespace)
-    return namespace
+    """Run the named regions of the page's snippet, in order, in one fresh namespace
+    (run_region: the engine's region reader), warnings swallowed."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_region("deeper/forward_and_reverse_mode", *names)
 
 
 PAGE = run_regions("quiet-start", "jacobian", "per-sample", "per-example-linear")

@@ -8,14 +8,11 @@ it. The maths the test writes itself is the hand derivation on the page.
 from __future__ import annotations
 
 import contextlib
-import io
 import itertools
-import re
 import subprocess
 import sys
 import warnings
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,22 +23,13 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import Session, run_region
 
-SNIPPET = Path(__file__).resolve().parents[2] / "snippets" / "deeper" / "gradients_of_gradients.py"
-
 
 def run_regions(*names: str) -> dict[str, Any]:
-    """Run the named regions of the page's snippet, in order, in one fresh namespace."""
-    text = SNIPPET.read_text(encoding="utf-8")
-    namespace: dict[str, Any] = {"__name__": "page"}
-    for name in names:
-        match = re.search(
-            rf"^# --8<-- \[start:{name}\]\n(.*?)^# --8<-- \[end:{name}\]", text, re.S | re.M
-        )
-        assert match, f"no region {name!r} in {SNIPPET.name}"
-        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            exec(compile(match[1], f"{SNIPPET.name}:{name}", "exec"), namespace)
-    return namespace
+    """Run the named regions of the page's snippet, in order, in one fresh namespace
+    (run_region: the engine's region reader), warnings swallowed."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_region("deeper/gradients_of_gradients", *names)
 
 
 PAGE = run_regions("quiet-start", "tanh", "hessian", "maml")
