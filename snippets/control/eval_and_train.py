@@ -93,6 +93,21 @@ print("after a pass under no_grad: running_mean", norm.running_mean)
 print("batches seen:", norm.num_batches_tracked.item())
 # --8<-- [end:batch-norm-no-grad]
 
+# --8<-- [start:momentum]
+batches = [  # one feature; batch means 5, 8 and 2
+    torch.tensor([[4.0], [6.0]]),
+    torch.tensor([[7.0], [9.0]]),
+    torch.tensor([[1.0], [3.0]]),
+]
+for momentum in (0.1, 0.99, None):
+    layer = nn.BatchNorm1d(1, momentum=momentum)  # training mode: every call updates
+    means = []
+    for b in batches:
+        layer(b)
+        means.append(round(layer.running_mean.item(), 4))
+    print(f"momentum={momentum!s:4}  running_mean after each batch: {means}")
+# --8<-- [end:momentum]
+
 # --8<-- [start:batch-norm-one]
 norm.eval()
 one_example = batch[:1]

@@ -276,6 +276,79 @@ for lr in (0.003, 0.03):
     )
 # --8<-- [end:learning-rate]
 
+
+# --8<-- [start:fresh-adam]
+def first_step(make_optimizer) -> tuple[torch.Tensor, torch.Tensor, float]:
+    """One step from the end of feature extraction: every value's step and gradient, and
+    the test loss after the step."""
+    trial = copy.deepcopy(model_b)
+    trial.load_state_dict(after_extraction)
+    trial.requires_grad_(True)
+    before = [p.detach().clone() for p in trial.parameters()]
+    optimizer = make_optimizer(trial.parameters())  # a fresh optimizer: no history yet
+    optimizer.zero_grad()
+    ((trial(points_b) - targets_b) ** 2).mean().backward()
+    optimizer.step()
+    pairs = zip(trial.parameters(), before, strict=True)
+    steps = torch.cat([(p.detach() - old).flatten() for p, old in pairs])
+    grads = torch.cat([p.grad.flatten() for p in trial.parameters()])
+    with torch.no_grad():
+        test = ((trial(test_points) - test_targets) ** 2).mean().item()
+    return steps, grads, test
+
+
+steps, grads, test = first_step(lambda params: torch.optim.Adam(params, lr=0.03))
+print(f"{steps.numel()} values, |gradient| from {grads.abs().min():.2g} to {grads.abs().max():.2g}")
+small, large = steps.abs().min(), steps.abs().max()
+print(f"Adam: |step| from {small:.4f} to {large:.4f}, then test loss {test:.4f}")
+print("every step against the sign of its gradient:", torch.equal(steps.sign(), -grads.sign()))
+steps, _, test = first_step(lambda params: torch.optim.SGD(params, lr=0.03))
+print(f"SGD:  |step| at most {steps.abs().max():.4f}, then test loss {test:.4f}")
+# --8<-- [end:fresh-adam]
+
+
+# --8<-- [start:warmup]
+def fine_tune(groups, model: nn.Module, warmup: int = 0) -> str:
+    """100 Adam steps on task B, the learning rate ramped up over `warmup` steps."""
+    optimizer = torch.optim.Adam(groups, lr=0.03)
+    ramp = (lambda step: min(1.0, (step + 1) / warmup)) if warmup else (lambda step: 1.0)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, ramp)  # lr = its group's lr * ramp
+    test = []
+    for _ in range(100):
+        optimizer.zero_grad()
+        ((model(points_b) - targets_b) ** 2).mean().backward()
+        optimizer.step()
+        scheduler.step()
+        with torch.no_grad():
+            test.append(((model(test_points) - test_targets) ** 2).mean().item())
+    worst = max(test)
+    return f"worst test loss {worst:.4f} (step {test.index(worst) + 1}), last {test[-1]:.4f}"
+
+
+def restart() -> nn.Module:
+    """The model at the end of feature extraction, every value trainable."""
+    model = copy.deepcopy(model_b)
+    model.load_state_dict(after_extraction)
+    return model.requires_grad_(True)
+
+
+for warmup in (0, 20):
+    model = restart()
+    print(f"lr 0.03, warmup {warmup:2} steps:", fine_tune(model.parameters(), model, warmup))
+# --8<-- [end:warmup]
+
+# --8<-- [start:discriminative]
+for warmup in (0, 20):
+    model = restart()
+    (first, _, last, _), head = model[0], model[1]  # the body's two linear layers, the head
+    groups = [
+        {"params": head.parameters()},  # the default, 0.03
+        {"params": last.parameters(), "lr": 0.03 / 2.6},
+        {"params": first.parameters(), "lr": 0.03 / 2.6**2},
+    ]
+    print(f"per-layer lr, warmup {warmup:2} steps:", fine_tune(groups, model, warmup))
+# --8<-- [end:discriminative]
+
 # --8<-- [start:scratch]
 torch.manual_seed(1)
 scratch = nn.Sequential(
@@ -424,3 +497,38 @@ print("after 20 steps, frozen body computes the same:", same)
 bn_model_b.train()  # a plain train(), as at the end of a validation function
 print("after a plain train(): norm.training:", norm.training)
 # --8<-- [end:bn-fix]
+
+# --8<-- [start:bn-small-batches]
+with torch.no_grad():
+    features = frozen_bn_body[0](points_b)[:, 0]  # what the batch norm normalises, feature 0
+print(f"the stored mean, from task A:     {norm.running_mean[0]:7.3f}")
+print(f"the mean of all 32 task B points: {features.mean():7.3f}")
+print(
+    "the means of 8 batches of 4:     ", [round(m, 3) for m in features.view(8, 4).mean(1).tolist()]
+)
+# --8<-- [end:bn-small-batches]
+
+# --8<-- [start:bn-keep-frozen]
+frozen_bn_body.requires_grad_(True)  # unfreeze the body for fine-tuning...
+norm.requires_grad_(False)  # ...except the batch norm's weight and bias
+train_mode(bn_model_b, frozen=norm)  # and its statistics: eval mode, after every train()
+optimizer = torch.optim.Adam([p for p in bn_model_b.parameters() if p.requires_grad], lr=0.003)
+
+norm_before = {name: t.clone() for name, t in norm.state_dict().items()}
+linear_before = frozen_bn_body[0].weight.detach().clone()
+for start in range(0, 32, 4):  # one pass over task B in batches of 4
+    batch = slice(start, start + 4)
+    optimizer.zero_grad()
+    ((bn_model_b(points_b[batch]) - targets_b[batch]) ** 2).mean().backward()
+    optimizer.step()
+same = all(torch.equal(norm.state_dict()[name], t) for name, t in norm_before.items())
+print("batch norm: weight, bias and statistics unchanged:", same)
+print("first linear layer moved:", not torch.equal(frozen_bn_body[0].weight, linear_before))
+
+# what FrozenBatchNorm2d computes, whatever the mode: a fixed scale and shift per feature
+scale = norm.weight / torch.sqrt(norm.running_var + norm.eps)
+shift = norm.bias - norm.running_mean * scale
+with torch.no_grad():
+    h = frozen_bn_body[0](test_points)
+    print("the batch norm computes h * scale + shift:", torch.allclose(norm(h), h * scale + shift))
+# --8<-- [end:bn-keep-frozen]

@@ -314,6 +314,45 @@ sgd.step()
 print("plain SGD's state after a step:", dict(sgd.state))
 # --8<-- [end:adam-bytes]
 
+# --8<-- [start:bf16-step]
+one = torch.tensor(1.0)
+print(f"1 + 0.001 in float32:  {(one + 0.001).item():.4f}")
+print(f"1 + 0.001 in bfloat16: {(one.bfloat16() + 0.001).item():.4f}")
+# --8<-- [end:bf16-step]
+
+# --8<-- [start:mixed-precision]
+import copy
+
+torch.manual_seed(0)
+master = nn.Sequential(nn.Linear(n_in, hidden), nn.ReLU(), nn.Linear(hidden, n_out))  # float32
+low = copy.deepcopy(master).to(torch.bfloat16)  # a 16-bit copy: it runs forward and backward
+master_adam = torch.optim.Adam(master.parameters(), lr=1e-3)  # it updates the float32 weights
+inputs16, wanted16 = inputs.bfloat16(), wanted.bfloat16()
+
+loss16, saved16 = saved_while(lambda: ((low(inputs16) - wanted16) ** 2).float().mean())
+loss16.backward()  # 16-bit gradients, in the 16-bit copy
+for p, q in zip(master.parameters(), low.parameters(), strict=True):
+    p.grad = q.grad.float()  # a float32 copy of the gradient, for the step only
+master_adam.step()
+master_adam.zero_grad()  # and gone again
+with torch.no_grad():
+    for p, q in zip(master.parameters(), low.parameters(), strict=True):
+        q.copy_(p)  # the updated weights, rounded to 16 bits for the next forward pass
+
+masters, lows = list(master.parameters()), list(low.parameters())
+mixed = {
+    "16-bit weights": nbytes(lows),
+    "16-bit gradients": nbytes(q.grad for q in lows),
+    "float32 master weights": nbytes(masters),
+    "Adam's exp_avg": nbytes(master_adam.state[p]["exp_avg"] for p in masters),
+    "Adam's exp_avg_sq": nbytes(master_adam.state[p]["exp_avg_sq"] for p in masters),
+}
+for kind, size in mixed.items():
+    print(f"{kind:23} {size:6} bytes")
+print("bytes per parameter:", sum(mixed.values()) / sum(p.numel() for p in masters))
+print("activations (saved for backward):", kept_bytes(saved16, low, inputs16), "bytes")
+# --8<-- [end:mixed-precision]
+
 # --8<-- [start:profile-step]
 import os
 
@@ -391,6 +430,70 @@ for relu in (torch.relu, torch.relu_):  # out of place, then in place
     del h
 print("the same gradient both ways:", torch.equal(grads[0], grads[1]))
 # --8<-- [end:inplace-relu]
+
+# --8<-- [start:checkpoint]
+from torch.utils.checkpoint import checkpoint
+
+body, head = model[:4], model[4]  # the two hidden layers with their ReLUs; the last layer
+first_layer_calls = []
+model[0].register_forward_pre_hook(lambda module, args: first_layer_calls.append(1))
+
+
+def plain(inputs):
+    return head(body(inputs))
+
+
+def recomputed(inputs):  # body keeps only its input; backward runs it again
+    return head(checkpoint(body, inputs, use_reentrant=False))
+
+
+gradients = []
+for forward in (plain, recomputed):
+    model.zero_grad()
+    first_layer_calls.clear()
+    out, saved = saved_while(forward, x)
+    shapes = [tuple(t.shape) for t in saved]
+    out.sum().backward()
+    print(f"{forward.__name__:10} saved {len(saved)} tensors {shapes}")
+    print(f"{'':10} bytes kept for backward: {kept_bytes(saved, model, x)}")
+    print(f"{'':10} the first layer ran {len(first_layer_calls)} times")
+    gradients.append([p.grad.clone() for p in model.parameters()])
+pairs = zip(*gradients, strict=True)
+print("the same gradients:", all(torch.equal(a, b) for a, b in pairs))
+# --8<-- [end:checkpoint]
+
+# --8<-- [start:save-on-cpu]
+import contextlib
+
+offload = torch.autograd.graph.save_on_cpu()
+print(
+    "save_on_cpu is a pair of saved-tensor hooks:",
+    isinstance(offload, torch.autograd.graph.saved_tensors_hooks),
+)
+h = torch.randn(64, 200)
+for pin in (False, True):
+    device, packed = torch.autograd.graph.save_on_cpu(pin_memory=pin).pack_hook(h)
+    copied = packed.untyped_storage().data_ptr() != h.untyped_storage().data_ptr()
+    kept = "a copy" if copied else "the same memory"
+    print(f"pin_memory={pin!s:5}: pack returns the device ({device}) and {kept}")
+
+_, saved = saved_while(model, x)
+print("bytes of all the tensors the forward pass saves:", nbytes(saved))
+for name, hooks in [
+    ("no hooks", contextlib.nullcontext()),
+    ("save_on_cpu()", torch.autograd.graph.save_on_cpu()),
+    ("save_on_cpu(pin_memory=True)", torch.autograd.graph.save_on_cpu(pin_memory=True)),
+]:
+    model.zero_grad()
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof, hooks:
+        out = model(x)
+    in_use, _ = end_and_peak(prof)
+    out.sum().backward()  # unpack hands each saved tensor back
+    print(f"{name:29} in use after the forward pass: {in_use:6} bytes")
+    same = torch.allclose(model[0].weight.grad, gradients[0][0])
+    print(f"{'':29} the same gradients, up to rounding: {same}")
+    del out
+# --8<-- [end:save-on-cpu]
 
 # --8<-- [start:inplace-sigmoid]
 s = torch.sigmoid(layer(batch))  # SigmoidBackward0 saves its output s

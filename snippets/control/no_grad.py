@@ -214,6 +214,35 @@ with torch.no_grad():
 print("x.grad =", x.grad.item())  # 2x = 6
 # --8<-- [end:backward-under-no-grad]
 
+# --8<-- [start:forward-mode]
+import warnings
+
+import torch.autograd.forward_ad as fwAD
+
+# The first forward-mode call makes PyTorch warn about its own use of torch.jit.script
+# (a FutureWarning since 2.14, a DeprecationWarning before). Hide exactly that warning:
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
+
+value, rate = torch.tensor(2.0), torch.tensor(1.0)  # x = 2, with tangent 1
+# --8<-- [start:forward-mode-maths]
+with fwAD.dual_level():
+    x = fwAD.make_dual(value, rate)
+    y = x**2
+    with torch.no_grad():
+        scale = x * 3  # a constant for backward(), as in the block above
+    loss = y * scale
+    tangent_of_scale = fwAD.unpack_dual(scale).tangent
+    tangent_of_loss = fwAD.unpack_dual(loss).tangent
+    with torch.inference_mode():
+        tangent_inference = fwAD.unpack_dual(x * 3).tangent
+    tangent_detached = fwAD.unpack_dual((x * 3).detach()).tangent
+# --8<-- [end:forward-mode-maths]
+print("tangent of scale, made under no_grad():", tangent_of_scale.item())
+print("d loss / dx in forward mode:", tangent_of_loss.item())
+print("tangent of x * 3 under inference_mode():", tangent_inference)
+print("tangent of (x * 3).detach():", tangent_detached)
+# --8<-- [end:forward-mode]
+
 # --8<-- [start:thread]
 import threading
 

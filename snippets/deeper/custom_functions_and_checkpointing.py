@@ -310,6 +310,134 @@ passed = torch.autograd.gradgradcheck(StableSoftplus.apply, (x64,))
 print("gradgradcheck of StableSoftplus:", passed)
 # --8<-- [end:gradgradcheck]
 
+# --8<-- [start:saved-output]
+x = torch.tensor([0.0, 1.0], requires_grad=True)
+(first,) = torch.autograd.grad(MyExp.apply(x).sum(), x, create_graph=True)
+print("first derivative: ", first.detach(), " made by", first.grad_fn.name())
+print("  from the saved y, made by", first.grad_fn.next_functions[1][0].name())
+(second,) = torch.autograd.grad(first.sum(), x)
+print("second derivative:", second, " equal to e^x:", torch.equal(second, torch.exp(x.detach())))
+
+torch.manual_seed(0)  # gradgradcheck draws random gradients to push back
+x64 = torch.linspace(-2, 2, 5, dtype=torch.float64, requires_grad=True)
+print("gradgradcheck of MyExp:", torch.autograd.gradgradcheck(MyExp.apply, (x64,)))
+# --8<-- [end:saved-output]
+
+
+# --8<-- [start:saved-intermediate]
+class SoftplusSavedSigmoid(torch.autograd.Function):
+    """StableSoftplus, but backward reads a σ(x) that forward computed: an intermediate."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: torch.Tensor) -> torch.Tensor:
+        s = torch.sigmoid(x)  # neither an input nor an output of forward
+        ctx.save_for_backward(s)
+        return torch.clamp(x, min=0) + torch.log1p(torch.exp(-torch.abs(x)))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_y: torch.Tensor) -> torch.Tensor:
+        (s,) = ctx.saved_tensors  # made while nothing was recorded: a constant to autograd
+        return grad_y * s
+
+
+x = torch.tensor([-2.0, 0.0, 2.0], requires_grad=True)
+(first,) = torch.autograd.grad(SoftplusSavedSigmoid.apply(x).sum(), x, create_graph=True)
+print("first derivative:", first, " requires_grad:", first.requires_grad)
+x64 = torch.linspace(-30, 30, 13, dtype=torch.float64, requires_grad=True)
+print(
+    "gradcheck of SoftplusSavedSigmoid:",
+    torch.autograd.gradcheck(SoftplusSavedSigmoid.apply, (x64,)),
+)
+# --8<-- [end:saved-intermediate]
+
+# --8<-- [start:saved-intermediate-silent]
+# L = sum(x · softplus(x)): dL/dx = softplus(x) + x σ(x), d²L/dx² = 2σ(x) + x σ(x)(1 - σ(x)).
+(first,) = torch.autograd.grad((x * SoftplusSavedSigmoid.apply(x)).sum(), x, create_graph=True)
+(second,) = torch.autograd.grad(first.sum(), x)
+s = torch.sigmoid(x.detach())
+print("autograd's second derivative:", second)
+print("the right one, by hand:      ", 2 * s + x.detach() * s * (1 - s))
+# --8<-- [end:saved-intermediate-silent]
+
+
+# --8<-- [start:intermediate-as-output]
+def received(grad: torch.Tensor | None) -> str:
+    """How a gradient arrived in backward: None, zeros, or its values."""
+    if grad is None:
+        return "None"
+    return "zeros" if not grad.any() else str(grad.tolist())
+
+
+class SoftplusAndSigmoid(torch.autograd.Function):
+    """softplus(x), and σ(x) as a second output: σ is saved as an output, not an intermediate."""
+
+    calls: ClassVar[list[str]] = []  # what each backward() call received
+
+    @staticmethod
+    def forward(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        softplus = torch.clamp(x, min=0) + torch.log1p(torch.exp(-torch.abs(x)))
+        return softplus, torch.sigmoid(x)
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: tuple) -> None:
+        ctx.save_for_backward(output[1])  # σ(x), an output: autograd knows how it was made
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_y: torch.Tensor, grad_s: torch.Tensor) -> torch.Tensor:
+        (s,) = ctx.saved_tensors
+        SoftplusAndSigmoid.calls.append(f"grad_y {received(grad_y)}, grad_s {received(grad_s)}")
+        return grad_y * s + grad_s * s * (1 - s)  # softplus' = σ, and σ' = σ(1 - σ)
+
+
+x = torch.tensor([-2.0, 0.0, 2.0], requires_grad=True)
+y, _ = SoftplusAndSigmoid.apply(x)  # the loss uses softplus only
+(first,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+(second,) = torch.autograd.grad(first.sum(), x)
+s = torch.sigmoid(x.detach())
+print("second derivative:", second)
+print("by hand, s(1 - s):", s * (1 - s))
+for number, call in enumerate(SoftplusAndSigmoid.calls, start=1):
+    print(f"backward call {number}: {call}")
+
+torch.manual_seed(0)
+x64 = torch.linspace(-30, 30, 13, dtype=torch.float64, requires_grad=True)
+passed = torch.autograd.gradgradcheck(lambda t: SoftplusAndSigmoid.apply(t)[0], (x64,))
+print("gradgradcheck:", passed)
+# --8<-- [end:intermediate-as-output]
+
+
+# --8<-- [start:materialize-grads]
+class SoftplusAndSigmoidNone(SoftplusAndSigmoid):
+    """The same, told not to turn the gradient of an unused output into zeros."""
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: tuple) -> None:
+        ctx.save_for_backward(output[1])
+        ctx.set_materialize_grads(False)  # an unused output's gradient arrives as None
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_y: torch.Tensor | None, grad_s: torch.Tensor | None):
+        (s,) = ctx.saved_tensors
+        SoftplusAndSigmoid.calls.append(f"grad_y {received(grad_y)}, grad_s {received(grad_s)}")
+        grad_x = None  # each term only when its gradient arrived: no work for zeros
+        if grad_y is not None:
+            grad_x = grad_y * s
+        if grad_s is not None:
+            term = grad_s * s * (1 - s)
+            grad_x = term if grad_x is None else grad_x + term
+        return grad_x
+
+
+SoftplusAndSigmoid.calls.clear()
+x = torch.tensor([-2.0, 0.0, 2.0], requires_grad=True)
+y, _ = SoftplusAndSigmoidNone.apply(x)
+(first,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+(second_none,) = torch.autograd.grad(first.sum(), x)
+print("second derivative, the same:", torch.equal(second_none, second))
+for number, call in enumerate(SoftplusAndSigmoid.calls, start=1):
+    print(f"backward call {number}: {call}")
+# --8<-- [end:materialize-grads]
+
 
 # --8<-- [start:once-differentiable]
 from torch.autograd.function import once_differentiable
@@ -559,6 +687,74 @@ out = checkpoint(layer, x_in, use_reentrant=False)
 print("torch.autograd.grad with use_reentrant=False: a gradient of shape", tuple(x_grad.shape))
 # --8<-- [end:non-reentrant-grad]
 
+
+# --8<-- [start:nested]
+def pairs(h: torch.Tensor) -> torch.Tensor:
+    """Blocks 0 to 3, checkpointed two at a time."""
+    for start in (0, 2):
+        h = checkpoint(run_segment(start, start + 2), h, use_reentrant=False)
+    return h
+
+
+def pairs_in_one(h: torch.Tensor) -> torch.Tensor:
+    """The same two checkpoints, inside a third one: a checkpoint in a checkpoint."""
+    return checkpoint(pairs, h, use_reentrant=False)
+
+
+block_calls = [0, 0, 0, 0]  # how often blocks 0 to 3 are called
+
+
+def counter_for(i: int) -> Callable[..., None]:
+    def count(module: nn.Module, args: tuple) -> None:
+        block_calls[i] += 1
+
+    return count
+
+
+counters = [blocks[i].register_forward_pre_hook(counter_for(i)) for i in range(4)]
+four_params = list(blocks[:4].parameters())
+four_reference = None
+print("               kept KiB  calls of blocks 0-3 in backward()  same gradients")
+for name, forward in [
+    ("no checkpoint", run_segment(0, 4)),
+    ("pairs", pairs),
+    ("pairs in one", pairs_in_one),
+]:
+    for p in four_params:
+        p.grad = None
+    saved = SavedTensors(four_params)
+    with saved.hooks():
+        out = forward(inputs)
+    block_calls[:] = [0, 0, 0, 0]
+    out.sum().backward()
+    grads = [p.grad.clone() for p in four_params]
+    four_reference = four_reference or grads
+    same = all(torch.equal(a, b) for a, b in zip(grads, four_reference, strict=True))
+    print(f"{name:14} {saved.kib:8g}  {block_calls!s:34} {same}")
+for counter in counters:
+    counter.remove()
+# --8<-- [end:nested]
+
+# --8<-- [start:early-stop]
+from torch.utils.checkpoint import set_checkpoint_early_stop
+
+
+def block_and_head(h: torch.Tensor) -> torch.Tensor:
+    return head(blocks[0](h))  # head, a linear layer, saves its input, not its output
+
+
+head_calls = []  # one entry each time head's forward returns
+counter = head.register_forward_hook(lambda module, args, output: head_calls.append(1))
+for early_stop in (True, False):
+    with set_checkpoint_early_stop(early_stop):  # it must be on while the forward pass runs
+        out = checkpoint(block_and_head, inputs, use_reentrant=False)
+    head_calls.clear()
+    out.sum().backward()
+    runs = len(head_calls)
+    print(f"early stop {early_stop!s:5}: head's forward completed {runs} time(s) in backward()")
+counter.remove()
+# --8<-- [end:early-stop]
+
 # --8<-- [start:dropout-rng]
 w = torch.ones(8, requires_grad=True)
 h = torch.arange(1.0, 9.0)  # 1, 2, ..., 8
@@ -592,6 +788,57 @@ print("w.grad equal to the run without checkpoint?")
 print("  preserve_rng_state=True: ", torch.equal(grad_kept, grad_plain))
 print("  preserve_rng_state=False:", torch.equal(grad_lost, grad_plain))
 # --8<-- [end:dropout-rng]
+
+# --8<-- [start:autocast]
+block = blocks[0]
+block.zero_grad()
+dtypes = []  # the dtype of block.widen's output, each time it runs
+counter = block.widen.register_forward_hook(lambda module, args, out: dtypes.append(out.dtype))
+with torch.autocast("cpu", dtype=torch.bfloat16):  # the forward pass runs in bfloat16
+    out = checkpoint(block, inputs, use_reentrant=False)
+out.float().sum().backward()  # backward() runs outside autocast
+print("widen's output, forward pass then recomputation:", dtypes)
+grad_checkpointed = block.widen.weight.grad.clone()
+
+block.zero_grad()
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    out = block(inputs)  # the same, without checkpoint
+out.float().sum().backward()
+print(
+    "the same gradient as without checkpoint:",
+    torch.equal(grad_checkpointed, block.widen.weight.grad),
+)
+counter.remove()
+# --8<-- [end:autocast]
+
+# --8<-- [start:determinism-check]
+rows = {"kept": 3}  # a setting the segment reads from outside its inputs
+
+
+def first_rows(h: torch.Tensor) -> torch.Tensor:
+    return h[: rows["kept"]].pow(2).sum()
+
+
+h = torch.arange(1.0, 6.0, requires_grad=True)
+out = checkpoint(first_rows, h, use_reentrant=False)
+rows["kept"] = 4  # changed between the forward pass and backward()
+# --8<-- [end:determinism-check]
+
+# --8<-- [start:determinism-silent]
+offset = {"value": 0.0}  # the same kind of setting, which changes no shape
+
+
+def shifted_square(h: torch.Tensor) -> torch.Tensor:
+    return (h + offset["value"]).pow(2).sum()
+
+
+h = torch.arange(1.0, 6.0, requires_grad=True)
+out = checkpoint(shifted_square, h, use_reentrant=False)  # computes the sum of h²
+offset["value"] = 1.0  # changed between the forward pass and backward()
+out.backward()
+print("h.grad:", h.grad)
+print("by hand, the gradient of the sum of h², 2h:", 2 * h.detach())
+# --8<-- [end:determinism-silent]
 
 # --8<-- [start:selective]
 import functools

@@ -418,6 +418,45 @@ print(
 )
 # --8<-- [end:per-sample-memory]
 
+
+# --8<-- [start:ghost-clipping]
+# --8<-- [start:ghost-clipping-maths]
+def ghost_clipped_gradient(X, target, max_norm):
+    """The sum over the examples of each one's gradient clipped to norm max_norm (> 0),
+    from two ordinary backward passes and no per-example gradient."""
+    z1 = mlp[0](X)
+    h = torch.tanh(z1)
+    z2 = mlp[2](h)
+    losses = (z2.squeeze(1) - target) ** 2
+    # Pass 1: every example's deltas, row i for example i.
+    delta1, delta2 = torch.autograd.grad(losses.sum(), (z1, z2), retain_graph=True)
+    # Its squared gradient norm: ||delta_i x_i^T||^2 + ||delta_i||^2 (the bias) per layer.
+    squared = delta1.square().sum(1) * (X.square().sum(1) + 1)
+    squared = squared + delta2.square().sum(1) * (h.square().sum(1) + 1)
+    norms = squared.sqrt().detach()
+    factors = (max_norm / norms).clamp(max=1.0)  # min(1, C / norm), as in DP-SGD
+    # Pass 2: the gradient of sum_i factor_i loss_i is sum_i factor_i (gradient of loss_i).
+    clipped_sum = torch.autograd.grad((factors * losses).sum(), list(mlp.parameters()))
+    return norms, dict(zip(mlp_params, clipped_sum, strict=True))
+
+
+# --8<-- [end:ghost-clipping-maths]
+
+
+norms, by_ghost = ghost_clipped_gradient(X, target, max_norm=1.0)
+
+# The same from the per-sample gradients of vmap, B x P numbers.
+flat = torch.cat([g.flatten(1) for g in per_sample_mlp.values()], dim=1)  # (5, 21)
+torch.testing.assert_close(norms, flat.norm(dim=1))
+factors = (1.0 / flat.norm(dim=1)).clamp(max=1.0)
+for name, g in per_sample_mlp.items():
+    clipped = (factors.view(-1, *[1] * (g.dim() - 1)) * g).sum(0)
+    torch.testing.assert_close(by_ghost[name], clipped)
+print("per-example gradient norms:", norms)
+print("clipped to 1.0:           ", norms > 1.0)
+print("the clipped sum equals vmap's, clipped and summed (assert_close passed)")
+# --8<-- [end:ghost-clipping]
+
 # --8<-- [start:per-sample-dropout]
 import torch.nn.functional as F
 

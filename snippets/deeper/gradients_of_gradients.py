@@ -381,6 +381,121 @@ for depth in (1, 2, 4, 8):
     print(f"{depth:6}  {gradient_products:18}  {jvp_products:11}  {double_products:15}")
 # --8<-- [end:hvp-forward-over-reverse]
 
+
+# --8<-- [start:r-operator]
+def hvp_by_r_operator(w, v):
+    """Pearlmutter's R-pass for loss(w) = mean((tanh(X w) - target)^2), by hand.
+
+    Under each line of the forward and backward pass, its R-line: the derivative of that
+    line's result along v, R{a} = d/dr a(w + r v) at r = 0, by the product and chain rules.
+    """
+    N = X.shape[0]
+    z = X @ w.unsqueeze(1)  # forward pass
+    Rz = X @ v.unsqueeze(1)
+    y = torch.tanh(z)
+    Ry = (1 - y**2) * Rz
+    y_bar = 2 * (y - target) / N  # backward pass: dL/dy
+    Ry_bar = 2 * Ry / N
+    z_bar = y_bar * (1 - y**2)  # dL/dz
+    Rz_bar = Ry_bar * (1 - y**2) - 2 * y_bar * y * Ry
+    g = (X.T @ z_bar).squeeze(1)  # dL/dw, the gradient
+    Hv = (X.T @ Rz_bar).squeeze(1)  # R{g} = H v
+    return g, Hv
+
+
+g_by_hand, hv_by_hand = hvp_by_r_operator(w, v40)
+_, hv_forward_over_reverse = torch.func.jvp(torch.func.grad(loss), (w,), (v40,))
+torch.testing.assert_close(g_by_hand, gradient(w))
+torch.testing.assert_close(hv_by_hand, hv_forward_over_reverse)
+torch.testing.assert_close(hv_by_hand, H40 @ v40)
+print("R{g} by hand, first 3 entries:  ", hv_by_hand[:3])
+print("jvp(grad(loss)), first 3 entries:", hv_forward_over_reverse[:3])
+print("equal to each other and to H v (assert_close passed)")
+print("the R-pass's work, in forward passes:", flops(hvp_by_r_operator, w, v40) // one_forward)
+# --8<-- [end:r-operator]
+
+# --8<-- [start:hvp-memory]
+import os
+from functools import partial
+
+import torch.autograd.forward_ad as fwAD
+
+os.environ["KINETO_LOG_LEVEL"] = "6"  # keep the profiler's own log lines (to stderr) quiet
+from torch.profiler import ProfilerActivity, profile
+
+
+def peak_bytes(fn):
+    """The most memory in use at once while fn() runs, counted from its start.
+
+    The profiler keeps one record per allocation (+ bytes) and per free (- bytes).
+    """
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        fn()
+    records = [r for r in prof.profiler.kineto_results.events() if r.name() == "[memory]"]
+    in_use = peak = 0
+    for record in sorted(records, key=lambda r: r.start_ns()):  # in the order they happened
+        in_use += record.nbytes()
+        peak = max(peak, in_use)
+    return peak
+
+
+def dual_numbers_hvp(net_loss, params, directions):
+    """Forward over reverse without torch.func: autograd's backward pass on dual numbers."""
+    with fwAD.dual_level():
+        duals = {name: fwAD.make_dual(p, directions[name]) for name, p in params.items()}
+        g = torch.autograd.grad(net_loss(duals), list(duals.values()))
+        return [fwAD.unpack_dual(gi).tangent for gi in g]  # the gradient's tangent: H v
+
+
+activation = X.numel() * X.element_size()  # one layer's 64 x 40 output in float32: 10240 bytes
+peaks = {}
+print("layers  peak bytes: gradient  double backward  torch.func jvp(grad)  dual numbers")
+for depth in (1, 2, 4, 8):
+    net_loss, params, gradient_of, forward_over_reverse, double_backward = hvp_methods(depth)
+    directions = {name: torch.randn_like(p) for name, p in params.items()}
+    on_dual_numbers = partial(dual_numbers_hvp, net_loss, params, directions)
+    by_func = torch.func.jvp(torch.func.grad(net_loss), (params,), (directions,))[1]
+    for a, b in zip(on_dual_numbers(), by_func.values(), strict=True):
+        torch.testing.assert_close(a, b)  # the same H v
+    methods = (gradient_of, double_backward, forward_over_reverse, on_dual_numbers)
+    peaks[depth] = [peak_bytes(method) for method in methods]
+    print(f"{depth:6}  {peaks[depth][0]:18}  {peaks[depth][1]:15}", end="  ")
+    print(f"{peaks[depth][2]:20}  {peaks[depth][3]:12}")
+per_layer = [
+    (deep - shallow) / 4 / activation for shallow, deep in zip(peaks[4], peaks[8], strict=True)
+]
+print("each layer adds, in activations of 10240 bytes:", per_layer)
+# --8<-- [end:hvp-memory]
+
+
+# --8<-- [start:power-iteration]
+def largest_eigenvalue(hvp, n, steps):
+    """Power iteration with Hessian-vector products only: v <- H v / |H v|.
+
+    Returns the Rayleigh quotient v^T H v (with |v| = 1) after every step.
+    """
+    v = torch.randn(n, generator=torch.Generator().manual_seed(0))
+    v = v / v.norm()
+    estimates = []
+    for _ in range(steps):
+        hv = hvp(v)
+        estimates.append((v @ hv).item())
+        v = hv / hv.norm()
+    return estimates
+
+
+def hvp40(v):  # forward over reverse, on the 40-weight model
+    return torch.func.jvp(torch.func.grad(loss), (w,), (v,))[1]
+
+
+estimates = largest_eigenvalue(hvp40, n, steps=80)
+eigenvalues = torch.linalg.eigvalsh(H40)  # all 40, from the exact Hessian, in ascending order
+for step in (1, 2, 5, 10, 20, 40, 80):
+    print(f"after {step:2} HVPs: {estimates[step - 1]:.4g}")
+largest, next_largest, smallest = eigenvalues[-1], eigenvalues[-2], eigenvalues[0]
+print(f"eigvalsh(H): largest {largest:.4g}, next {next_largest:.4g}, smallest {smallest:.4g}")
+# --8<-- [end:power-iteration]
+
 # --8<-- [start:gauss-newton]
 import torch.nn.functional as F
 
@@ -438,6 +553,63 @@ fisher = sum(p0[y] * torch.outer(torch.eye(3)[y] - p0, torch.eye(3)[y] - p0) for
 same = torch.allclose(fisher / 8, H_loss[:3, :3])
 print("its block of H_loss is its Fisher matrix over N:", same)
 # --8<-- [end:gauss-newton]
+
+
+# --8<-- [start:hessian-free]
+def conjugate_gradient(A, b, steps, tolerance=1e-6):
+    """Solve A x = b for a symmetric positive definite A, given only the function v -> A v.
+
+    Stops after `steps` products with A, or once the residual |b - A x| <= tolerance |b|.
+    """
+    x = torch.zeros_like(b)
+    r = b.clone()  # the residual b - A x
+    p = r.clone()  # the search direction
+    for _ in range(steps):
+        if r.norm() <= tolerance * b.norm():
+            break
+        Ap = A(p)
+        alpha = (r @ r) / (p @ Ap)
+        x = x + alpha * p
+        r_next = r - alpha * Ap
+        p = r_next + (r_next @ r_next) / (r @ r) * p
+        r = r_next
+    return x
+
+
+def total_loss(w):
+    return loss_of_logits(logits_of(w))
+
+
+def damped_ggn(w, damping):
+    """v -> (G + damping I) v, from G v products only."""
+    return lambda v: ggn_product(w, v) + damping * v
+
+
+# One damped Gauss-Newton system, by CG from products, against the 24 x 24 matrix.
+damping = 1.0
+g24 = torch.func.grad(total_loss)(w24)
+by_cg = conjugate_gradient(damped_ggn(w24, damping), -g24, steps=24)
+by_matrix = torch.linalg.solve(G + damping * torch.eye(24), -g24)
+print("CG on G v products equals solve(G + I, -g):", torch.allclose(by_cg, by_matrix, atol=1e-5))
+
+# Hessian-free optimisation: 10 CG steps per update, the damping adapted as it goes.
+w_hf = w24.clone()
+print(f"start:     loss {total_loss(w_hf).item():.3f}")
+for update in range(1, 11):
+    g = torch.func.grad(total_loss)(w_hf)
+    d = conjugate_gradient(damped_ggn(w_hf, damping), -g, steps=10)
+    predicted = g @ d + 0.5 * d @ ggn_product(w_hf, d)  # the quadratic model's change
+    actual = total_loss(w_hf + d) - total_loss(w_hf)
+    rho = (actual / predicted).item()  # 1 where the model is exact
+    if rho > 0.75:
+        damping *= 2 / 3  # it predicted well: trust it further
+    elif rho < 0.25:
+        damping *= 3 / 2  # it predicted badly: take smaller steps
+    if actual < 0:
+        w_hf = w_hf + d
+    loss_now = total_loss(w_hf).item()
+    print(f"update {update:2}: loss {loss_now:.3f}, rho {rho:.2f}, damping {damping:.3g}")
+# --8<-- [end:hessian-free]
 
 # --8<-- [start:retain-default]
 x = torch.tensor(2.0, requires_grad=True)

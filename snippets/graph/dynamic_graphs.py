@@ -142,6 +142,23 @@ print("g(x)      =", g(x).tolist())
 print("traced(x) =", y.tolist(), "| x.grad =", x.grad.tolist())
 # --8<-- [end:jit-trace]
 
+
+# --8<-- [start:jit-script]
+@torch.jit.script  # compiles the function's source code: the if is kept
+def g_scripted(x):
+    if x.sum() > 0:  # the same g as above
+        return x * 2
+    return -x
+
+
+print(g_scripted.code.rstrip())
+for values in ([1.0, 2.0], [-1.0, -2.0]):
+    x = torch.tensor(values, requires_grad=True)
+    y = g_scripted(x)
+    y.sum().backward()
+    print(f"g_scripted({values}) = {y.tolist()} | recorded: {path(y)} | x.grad = {x.grad.tolist()}")
+# --8<-- [end:jit-script]
+
 # --8<-- [start:compile]
 graphs = []  # every graph torch.compile hands to the backend below
 
@@ -199,3 +216,91 @@ report = torch._dynamo.explain(scale)(x, True)
 checks = [code for guard in report.out_guards for code in guard.code_list or []]
 print("the guard on double:", [code for code in checks if "double" in code])
 # --8<-- [end:guard]
+
+# --8<-- [start:int-argument]
+graphs.clear()
+
+
+def times(x, n):
+    return x * n  # n only enters the arithmetic
+
+
+def power(x, n):
+    y = x
+    for _ in range(n - 1):  # n decides how often the loop runs
+        y = y * x
+    return y
+
+
+x = torch.tensor([1.0, 2.0])
+for function in (times, power):
+    graphs.clear()
+    compiled = torch.compile(function, backend=keep_graph)
+    counts = []
+    for n in (5, 6, 7, 2):
+        compiled(x, n)
+        counts.append(len(graphs))
+    print(f"{function.__name__}: graphs after n = 5, 6, 7, 2: {counts}")
+    if function is times:
+        for graph_module in graphs:
+            inputs = [node.name for node in graph_module.graph.nodes if node.op == "placeholder"]
+            multiply = next(node for node in graph_module.graph.nodes if node.op == "call_function")
+            print(f"  graph inputs {inputs}, computes mul{tuple(str(a) for a in multiply.args)}")
+# --8<-- [end:int-argument]
+
+# --8<-- [start:cond]
+graphs.clear()
+
+
+def g_cond(x):
+    """g again, with its if written as torch.cond: both branches are functions."""
+    return torch.cond(x.sum() > 0, lambda x: x * 2, lambda x: -x, (x,))
+
+
+compiled_cond = torch.compile(g_cond, backend=keep_graph, fullgraph=True)  # no graph breaks
+for values in ([1.0, 2.0], [-1.0, -2.0], [3.0, 4.0]):
+    x = torch.tensor(values, requires_grad=True)
+    y = compiled_cond(x)
+    y.sum().backward()
+    print(
+        f"x = {values}: y = {y.tolist()}, x.grad = {x.grad.tolist()}, "
+        f"graphs: {len(graphs)}, recorded: {path(y)}"
+    )
+
+print("graph:", ops(graphs[0]))
+for name, branch in graphs[0].named_children():  # the two branches, inside the graph
+    print(f"  {name}:", ops(branch))
+# --8<-- [end:cond]
+
+# --8<-- [start:export]
+import contextlib
+import io
+
+import torch._dynamo.exc
+
+
+class G(torch.nn.Module):  # torch.export takes a module
+    def forward(self, x):
+        return g(x)
+
+
+try:
+    with contextlib.redirect_stderr(io.StringIO()):  # export also prints a partial graph there
+        torch.export.export(G(), (torch.tensor([1.0, 2.0]),), strict=True)
+except torch._dynamo.exc.Unsupported as error:
+    lines = [line.strip() for line in str(error).splitlines()]
+    print(f"{type(error).__name__}: {lines[0]}")  # the message's first line, and its hint:
+    print(*[line for line in lines if "torch.cond" in line], sep="\n")
+# --8<-- [end:export]
+
+
+# --8<-- [start:export-cond]
+class GCond(torch.nn.Module):
+    def forward(self, x):
+        return g_cond(x)
+
+
+exported = torch.export.export(GCond(), (torch.tensor([1.0, 2.0]),), strict=True)
+print("the exported graph:", ops(exported.graph_module))
+print("run on [-1.0, -2.0]:", exported.module()(torch.tensor([-1.0, -2.0])).tolist())
+# --8<-- [end:export-cond]

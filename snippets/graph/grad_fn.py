@@ -4,6 +4,8 @@ Each region is included by docs/graph/grad-fn.md. The file also runs top to bott
 on its own: `python snippets/graph/grad_fn.py`.
 """
 
+# ruff: noqa: E402
+
 # --8<-- [start:forward]
 import torch
 
@@ -117,3 +119,118 @@ print("third graph, its node's notes:", third.grad_fn.next_functions[0][0].metad
 for name, t in [("x", x), ("w", w), ("b", b), ("u", u), ("y", y), ("loss", loss)]:
     print(f"{name:4} is_leaf={t.is_leaf!s:5}  requires_grad={t.requires_grad}")
 # --8<-- [end:is-leaf]
+
+# --8<-- [start:node-hooks]
+w = torch.tensor(3.0, requires_grad=True)  # the chapter's graph again, at the same values
+b = torch.tensor(1.0, requires_grad=True)
+loss = (w * x + b) ** 2  # x = 2: loss = (wx + b)²
+
+
+def all_nodes(root):
+    """Every node of the graph below root, once each, in the order of walk() above."""
+    order, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node is not None and not any(node is earlier for earlier in order):
+            order.append(node)
+            stack.extend(reversed([child for child, _ in node.next_functions]))
+    return order
+
+
+def label(node, leaves):
+    """The node's class name, and the leaf's name for an AccumulateGrad node."""
+    name = type(node).__name__
+    return f"{name} ({leaf_name(node.variable, leaves)})" if hasattr(node, "variable") else name
+
+
+def values(gradients):
+    return [None if g is None else g.item() for g in gradients]
+
+
+log = []
+for node in all_nodes(loss.grad_fn):
+    name = label(node, {"w": w, "b": b})
+    node.register_prehook(  # before the node runs: the gradient it receives
+        lambda grad_outputs, name=name: log.append(f"{name:20} receives  {values(grad_outputs)}")
+    )
+    node.register_hook(  # after it ran: the gradients it passes on, one per input
+        lambda grad_inputs, grad_outputs, name=name: log.append(
+            f"{name:20} passes on {values(grad_inputs)}"
+        )
+    )
+loss.backward()
+print(*log, sep="\n")
+# --8<-- [end:node-hooks]
+
+# --8<-- [start:node-hook-replaces]
+w.grad = b.grad = None
+loss = (w * x + b) ** 2
+add_node = loss.grad_fn.next_functions[0][0]  # the node of y = u + b
+add_node.register_prehook(lambda grad_outputs: (grad_outputs[0] * 10,))  # a replacement
+loss.backward()
+print(
+    "with the gradient at y multiplied by 10: w.grad =", w.grad.item(), " b.grad =", b.grad.item()
+)
+# --8<-- [end:node-hook-replaces]
+
+# --8<-- [start:engine-order]
+p = torch.tensor(0.5, requires_grad=True)
+a = p * 2  # MulBackward0
+e = a.exp()  # ExpBackward0, made before...
+s = a.sin()  # ...SinBackward0
+top = e + s  # AddBackward0: a reaches top along two paths
+
+nodes = all_nodes(top.grad_fn)
+first = a.grad_fn._sequence_nr()  # an internal method: fine for a look
+ran = []
+for node in nodes:
+    node.register_prehook(lambda grad_outputs, node=node: ran.append(node))
+
+
+def dependencies(root):
+    """For every node, how many edges of the graph lead into it: the gradients it waits for."""
+    count = {}
+    for node in all_nodes(root):
+        for child, _ in node.next_functions:
+            if child is not None:
+                count[child] = count.get(child, 0) + 1
+    return count
+
+
+print(f"{'node':20} {'sequence_nr':>12} {'waits for':>10}")
+waits = dependencies(top.grad_fn)
+for node in nodes:
+    number = node._sequence_nr()
+    shown = "2**64 - 1" if number == 2**64 - 1 else f"first + {number - first}"
+    print(f"{label(node, {'p': p}):20} {shown:>12} {waits.get(node, 0):>10}")
+
+top.backward()
+print("walk() visits:  ", [label(node, {"p": p}) for node in nodes])
+print("the engine ran: ", [label(node, {"p": p}) for node in ran])
+# --8<-- [end:engine-order]
+
+# --8<-- [start:engine-model]
+import heapq
+import itertools
+
+
+def engine_order(root):
+    """The order PyTorch's engine runs the nodes in, predicted from its two rules."""
+    waiting = dependencies(root)
+    tie = itertools.count()  # only to break ties in the heap
+    ready = [(-root._sequence_nr(), next(tie), root)]  # heapq pops the largest number
+    order = []
+    while ready:
+        _, _, node = heapq.heappop(ready)
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is not None:
+                waiting[child] -= 1  # one more of its gradients has arrived
+                if waiting[child] == 0:  # all of them: ready to run
+                    heapq.heappush(ready, (-child._sequence_nr(), next(tie), child))
+    return order
+
+
+print("predicted for top: ", [label(node, {"p": p}) for node in engine_order(top.grad_fn)])
+print("predicted for loss:", [label(node, {"w": w, "b": b}) for node in engine_order(loss.grad_fn)])
+# --8<-- [end:engine-model]

@@ -42,8 +42,9 @@ print(J_eval[:, 0, :, 0].round(decimals=4))
 def norm_backward(dy, x, gamma, eps=1e-5, dim=0):
     """The backward pass of a normalisation over `dim`, by hand.
 
-    dim=0: batch norm in training mode (the statistics of each feature over the batch).
-    dim=-1: layer norm (the statistics of each example over its features).
+    dim=0: batch norm in training mode (the statistics of each feature over the batch of
+    an (N, D) input). dim=-1: layer norm (the statistics of each example over its
+    features, for an input of any shape (..., D)).
     """
     n = x.shape[dim]
     mu = x.mean(dim, keepdim=True)
@@ -51,7 +52,8 @@ def norm_backward(dy, x, gamma, eps=1e-5, dim=0):
     xhat = (x - mu) / sigma
     g = gamma * dy  # dy', the gradient that reaches xhat
     dx = (n * g - g.sum(dim, keepdim=True) - xhat * (g * xhat).sum(dim, keepdim=True)) / (n * sigma)
-    return dx, (dy * xhat).sum(0), dy.sum(0)  # dx, dgamma, dbeta
+    rows = (-1, x.shape[-1])  # gamma and beta hold one number per feature, the last dimension
+    return dx, (dy * xhat).reshape(rows).sum(0), dy.reshape(rows).sum(0)  # dx, dgamma, dbeta
 
 
 # --8<-- [end:formula]
@@ -84,6 +86,25 @@ print(
 )
 print("each feature's dx sums over the batch to 0:", agree(dx.sum(0), torch.zeros(D)))
 # --8<-- [end:check]
+
+
+# --8<-- [start:orthogonal]
+def dx_dot_xhat(eps):
+    """Per feature, the sum over the batch of dx * xhat, and the same by hand."""
+    dx_eps, _, _ = norm_backward(dy, x, gamma, eps=eps)
+    var = x.var(0, unbiased=False)  # divided by N
+    sigma_eps = (var + eps).sqrt()
+    xhat_eps = (x - x.mean(0)) / sigma_eps
+    by_hand = (gamma * dy * xhat_eps).sum(0) / sigma_eps * eps / (var + eps)
+    return (dx_eps * xhat_eps).sum(0), by_hand
+
+
+dot, by_hand = dx_dot_xhat(1e-5)
+print("eps = 1e-5, sum of dx * xhat over the batch:", dot)
+print("by hand, sum(g xhat) / sigma * eps / (var + eps):", by_hand)
+dot_0, _ = dx_dot_xhat(0.0)
+print("eps = 0: each feature's dx is orthogonal to its xhat:", agree(dot_0, torch.zeros(D)))
+# --8<-- [end:orthogonal]
 
 # --8<-- [start:variances]
 bn_once = torch.nn.BatchNorm1d(D, momentum=1.0, dtype=torch.float64)  # keep only this batch
@@ -124,4 +145,17 @@ F.layer_norm(x_leaf, (D,), gamma, beta).backward(dy)  # over the D features of e
 dx_ln, _, _ = norm_backward(dy, x, gamma, dim=-1)
 print("layer norm: dx equals autograd's:", agree(dx_ln, x_leaf.grad))
 print("each example's dx sums over its features to 0:", agree(dx_ln.sum(1), torch.zeros(N)))
+
+# A (batch, tokens, features) input, as in a transformer: gamma and beta are per feature.
+x3 = torch.randn(2, N, D, dtype=torch.float64, requires_grad=True)
+dy3 = torch.randn(2, N, D, dtype=torch.float64)
+gamma_leaf, beta_leaf = gamma.clone().requires_grad_(), beta.clone().requires_grad_()
+F.layer_norm(x3, (D,), gamma_leaf, beta_leaf).backward(dy3)
+dx3, dgamma3, dbeta3 = norm_backward(dy3, x3.detach(), gamma, dim=-1)
+print(
+    f"a {tuple(x3.shape)} input: dx, dgamma, dbeta equal autograd's:",
+    agree(dx3, x3.grad),
+    agree(dgamma3, gamma_leaf.grad),
+    agree(dbeta3, beta_leaf.grad),
+)
 # --8<-- [end:layer-norm]

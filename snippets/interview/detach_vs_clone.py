@@ -2,6 +2,8 @@
 
 docs/interview/detach-vs-clone.md
 """
+# Each region is read on its own on the page, so imports appear where they are used.
+# ruff: noqa: E402
 
 # --8<-- [start:compare]
 import torch
@@ -40,6 +42,29 @@ print("x:                 ", x.tolist())
 print("x.detach():        ", view.tolist())  # same memory: it changed too
 print("x.detach().clone():", snapshot.tolist())  # its own memory: the old values
 # --8<-- [end:storage]
+
+# --8<-- [start:state-dict]
+import copy
+
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+before = model.weight.detach().clone()
+best = model.state_dict()  # the bug: detached tensors that share the parameters' memory
+best_copy = copy.deepcopy(model.state_dict())  # a snapshot: its own memory
+
+model(torch.randn(4, 2)).pow(2).mean().backward()
+optimizer.step()  # the weights change in place
+shared = best["weight"].untyped_storage().data_ptr() == model.weight.untyped_storage().data_ptr()
+print("state_dict() shares the weight's memory:", shared, end="")
+print(" | requires_grad:", best["weight"].requires_grad)
+print("after one step, state_dict() has the old weights:", torch.equal(best["weight"], before))
+print(
+    "after one step, the deepcopy has the old weights: ", torch.equal(best_copy["weight"], before)
+)
+# --8<-- [end:state-dict]
 
 # --8<-- [start:copy-warning]
 x = torch.tensor([1.0, 2.0], requires_grad=True)

@@ -9,9 +9,11 @@ from torch import nn
 
 w = torch.tensor(3.0, requires_grad=True)
 x = 2.0
+# --8<-- [start:twice-maths]
 loss = w * x + w**2  # w is used in two places
 loss.backward()
 print("w.grad:", w.grad)  # x + 2w = 2 + 6
+# --8<-- [end:twice-maths]
 # --8<-- [end:twice]
 
 # --8<-- [start:per-path]
@@ -27,6 +29,7 @@ torch.manual_seed(0)
 layer = nn.Linear(2, 2)
 first, second = copy.deepcopy(layer), copy.deepcopy(layer)  # untied copies
 inputs = torch.randn(3, 2)
+# --8<-- [start:shared-layer-maths]
 
 layer(layer(inputs)).sum().backward()  # one layer, applied twice
 second(first(inputs)).sum().backward()  # two copies, each applied once
@@ -34,4 +37,5 @@ second(first(inputs)).sum().backward()  # two copies, each applied once
 tied = layer.weight.grad
 summed = first.weight.grad + second.weight.grad
 print("tied gradient = sum of both uses:", torch.allclose(tied, summed))
+# --8<-- [end:shared-layer-maths]
 # --8<-- [end:shared-layer]

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 
 logits = torch.tensor([[2.0, 1.0, 0.1], [0.5, 2.5, -1.0]], requires_grad=True)
 targets = torch.tensor([0, 2])  # the true class of each of the N = 2 examples
+# --8<-- [start:batch-maths]
 loss = F.cross_entropy(logits, targets)  # the mean over the batch, the default
 loss.backward()
 
@@ -20,6 +21,7 @@ print("by hand     =", by_hand)
 torch.testing.assert_close(by_hand, logits.grad)  # raises if they differ
 # Rounded to 6 decimals, below float32's rounding noise; + 0.0 turns a -0.0 into 0.0.
 print("row sums, to 6 decimals:", logits.grad.sum(dim=1).round(decimals=6) + 0.0)
+# --8<-- [end:batch-maths]
 # --8<-- [end:batch]
 
 # --8<-- [start:sum]

@@ -117,6 +117,22 @@ for name, h, point in [
     print(f"{name}: rows by VJPs {rows:3}, columns by JVPs {cols:3}")
 # --8<-- [end:count]
 
+# --8<-- [start:functional-vectorize]
+from torch.autograd.functional import jacobian
+
+loop = counted(lambda h: lambda t: jacobian(h, t), f, x)
+batched = counted(lambda h: lambda t: jacobian(h, t, vectorize=True), f, x)
+by_jvps = counted(lambda h: lambda t: jacobian(h, t, vectorize=True, strategy="forward-mode"), f, x)
+print("autograd.functional.jacobian:                 backward passes", loop[0])
+print("  vectorize=True:                             backward passes", batched[0])
+print('  vectorize=True, strategy="forward-mode":    JVPs', by_jvps[1])
+print(
+    "the same matrix as jacrev, jacrev, jacfwd:", torch.equal(jacobian(f, x), jacrev(f)(x)), end=" "
+)
+print(torch.equal(jacobian(f, x, vectorize=True), jacrev(f)(x)), end=" ")
+print(torch.equal(jacobian(f, x, vectorize=True, strategy="forward-mode"), jacfwd(f)(x)))
+# --8<-- [end:functional-vectorize]
+
 # --8<-- [start:memory]
 import os
 from functools import partial
@@ -153,6 +169,34 @@ for chunk_size in (None, 64, 8, 1):
     peak = peak_bytes(partial(jacrev(net, chunk_size=chunk_size), v))
     print(f"jacrev(chunk_size={chunk_size}): peak {peak:8} bytes, same Jacobian: {same}")
 # --8<-- [end:memory]
+
+
+# --8<-- [start:parameters]
+from torch.func import functional_call
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+model = model.double()
+params = {name: p.detach() for name, p in model.named_parameters()}
+
+
+def out(params, x):
+    """The model's output as a function of its parameters, and of x."""
+    return functional_call(model, params, (x,))
+
+
+J_params, J_x = jacrev(out, argnums=(0, 1))(params, x)  # a dict like params, and a tensor
+for name, J in J_params.items():
+    print(f"d out / d {name:9}", tuple(J.shape))  # (outputs, *the parameter's shape)
+print("d out / d x        ", tuple(J_x.shape))
+h = torch.tanh(model[0](x)).detach()  # the hidden layer
+by_hand = torch.einsum("ij,k->ijk", torch.eye(2, dtype=x.dtype), h)  # delta_ij h_k
+print(
+    "d out_i / d (2.weight)_jk equals delta_ij h_k:", torch.allclose(J_params["2.weight"], by_hand)
+)
+J_all = torch.cat([J.flatten(start_dim=1) for J in J_params.values()], dim=1)
+print("all parameters side by side:", tuple(J_all.shape))
+# --8<-- [end:parameters]
 
 
 # --8<-- [start:hessian]

@@ -124,3 +124,40 @@ print(
     torch.autograd.gradcheck(FullCbrt.apply, (x64,), check_forward_ad=True),
 )
 # --8<-- [end:jvp-rule]
+
+
+# --8<-- [start:custom-op]
+@torch.library.custom_op("course::cbrt", mutates_args=())
+def cbrt(x: torch.Tensor) -> torch.Tensor:
+    """The cube root as an operator of its own: its body may call any code."""
+    return torch.from_numpy(np.cbrt(x.numpy(force=True)))
+
+
+@cbrt.register_fake
+def _(x: torch.Tensor) -> torch.Tensor:
+    return torch.empty_like(x)  # the output's shape and dtype, for torch.compile
+
+
+def cbrt_setup_context(ctx: FunctionCtx, inputs: tuple, output: torch.Tensor) -> None:
+    ctx.save_for_backward(output)  # as in Cbrt
+
+
+def cbrt_backward(ctx: FunctionCtx, grad_y: torch.Tensor) -> torch.Tensor:
+    (y,) = ctx.saved_tensors
+    return grad_y / (3 * y**2)  # as in Cbrt
+
+
+def cbrt_vmap(info, in_dims: tuple, x: torch.Tensor) -> tuple[torch.Tensor, int | None]:
+    return cbrt(x), in_dims[0]  # as in BatchedCbrt: one call on the whole batch
+
+
+cbrt.register_autograd(cbrt_backward, setup_context=cbrt_setup_context)
+cbrt.register_vmap(cbrt_vmap)
+
+x = points.clone().requires_grad_()
+cbrt(x).sum().backward()
+print("cbrt(points):      ", cbrt(points))
+print("backward():        ", x.grad)
+print("vmap(cbrt):        ", vmap(cbrt)(points))
+print("jvp, the tangent:  ", jvp(cbrt, (points,), (tangent,))[1])
+# --8<-- [end:custom-op]

@@ -10,7 +10,7 @@ class GradReverse(torch.autograd.Function):
 
     @staticmethod
     def forward(x, lam):
-        return x.view_as(x)  # the same values (a view, so that autograd sees a new tensor)
+        return x.view_as(x)  # the same values; `return x` works too (autograd makes this view)
 
     @staticmethod
     def setup_context(ctx, inputs, output):

@@ -44,11 +44,13 @@ for x_value in [3.0, 1.0]:
 w_pos = torch.tensor(3.0, requires_grad=True)
 w_neg = torch.tensor(0.5, requires_grad=True)
 x = torch.tensor(2.0)
+# --8<-- [start:where-maths]
 
 y = torch.where(x > 0, w_pos * x, (w_neg * x) ** 2)  # both branches are computed
 y.backward()
 print("recorded:", y.grad_fn.name())
 print("w_pos.grad:", w_pos.grad, "| w_neg.grad:", w_neg.grad)
+# --8<-- [end:where-maths]
 # --8<-- [end:where]
 
 # --8<-- [start:where-nan]
@@ -58,7 +60,10 @@ y.sum().backward()
 print("y:", y.tolist(), "| x.grad:", x.grad)  # d sqrt(x)/dx at 4 is 1/(2 * 2) = 0.25
 
 x.grad = None
-safe = torch.where(x > 0, x.clamp(min=1e-12).sqrt(), 0.0)  # defined for every x
+# --8<-- [start:where-nan-maths]
+harmless = torch.where(x > 0, x, 1.0)  # where x <= 0, sqrt gets 1: finite value and slope
+safe = torch.where(x > 0, harmless.sqrt(), 0.0)
 safe.sum().backward()
-print("clamped first:", safe.tolist(), "| x.grad:", x.grad)
+print("a safe input first:", safe.tolist(), "| x.grad:", x.grad)
+# --8<-- [end:where-nan-maths]
 # --8<-- [end:where-nan]

@@ -22,6 +22,7 @@ print("upstream.sum(0) = ", upstream.sum(dim=0))
 
 # --8<-- [start:any-shape]
 for shape in [(3,), (4, 1), (1, 3), (2, 1, 3), ()]:
+    # --8<-- [start:any-shape-maths]
     a = torch.randn(shape, requires_grad=True)
     grad = torch.randn(2, 4, 3)  # the gradient of a result of shape (2, 4, 3)
     (a + torch.zeros(2, 4, 3)).backward(grad)  # a is broadcast to (2, 4, 3)
@@ -29,6 +30,7 @@ for shape in [(3,), (4, 1), (1, 3), (2, 1, 3), ()]:
     print(
         f"a of shape {shape!s:<10} a.grad equals grad.sum_to_size: {torch.equal(a.grad, reduced)}"
     )
+    # --8<-- [end:any-shape-maths]
 # --8<-- [end:any-shape]
 
 # --8<-- [start:by-hand]

@@ -197,3 +197,31 @@ if __name__ == "__main__":
             if "overflow" in line or "div_(" in line or "all_reduce(" in line:
                 print(line.strip())
         # --8<-- [end:order]
+
+        # --8<-- [start:batch-norm]
+        # One process, no DDP: the gradient that each of two ranks would compute on its
+        # half of the batch, averaged, against the full batch's gradient.
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+
+        generator = torch.Generator().manual_seed(0)
+        X, y = torch.randn(8, 3, generator=generator), torch.randn(8, 1, generator=generator)
+        middles = {"ReLU": nn.ReLU(), "BatchNorm1d": nn.BatchNorm1d(4)}
+        # --8<-- [start:batch-norm-maths]
+        same = {}
+        for name, middle in middles.items():
+            torch.manual_seed(0)
+            net = nn.Sequential(nn.Linear(3, 4), middle, nn.Linear(4, 1))
+            halves = []
+            for rank in range(2):
+                net.zero_grad()
+                F.mse_loss(net(X[rank::2]), y[rank::2]).backward()
+                halves.append(net[0].weight.grad.clone())
+            net.zero_grad()
+            F.mse_loss(net(X), y).backward()
+            average = torch.stack(halves).mean(dim=0)
+            same[name] = torch.allclose(average, net[0].weight.grad)
+            print(f"with {name:11}: average of the halves == full-batch gradient: {same[name]}")
+        # --8<-- [end:batch-norm-maths]
+        # --8<-- [end:batch-norm]

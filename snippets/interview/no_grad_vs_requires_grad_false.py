@@ -46,4 +46,10 @@ with torch.no_grad():  # the first layer, as a fixed feature extractor
     features = first(x)
 second(features).pow(2).mean().backward()
 report("first under no_grad():")
+
+first.requires_grad_(False)  # the same prefix, frozen by the flag instead
+features = first(x)  # x does not require grad either: nothing to record
+print("first frozen by flag: features.requires_grad:", features.requires_grad, end="")
+print(" | features.grad_fn:", features.grad_fn)
+first.requires_grad_(True)
 # --8<-- [end:prefix]

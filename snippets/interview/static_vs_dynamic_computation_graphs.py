@@ -77,3 +77,40 @@ for double in (True, False, True, False):
     scale(x, double)
     print(f"double={double}: graphs compiled so far: {len(compiled_graphs)}")
 # --8<-- [end:guard]
+
+
+# --8<-- [start:cond]
+def f_cond(x):
+    """f again, with its branch written as torch.cond: both branches are functions."""
+    return torch.cond(x.sum() > 0, lambda x: x * 2, lambda x: -x, (x,))
+
+
+cond_graphs = []
+
+
+def keep_cond(graph_module, example_inputs):
+    cond_graphs.append(graph_module)
+    return graph_module.forward
+
+
+# fullgraph=True: one graph for the whole function, or an error (no graph breaks).
+compiled_cond = torch.compile(f_cond, fullgraph=True, backend=keep_cond)
+for values in ([1.0, 2.0], [-1.0, -2.0], [3.0, 4.0]):
+    x = torch.tensor(values, requires_grad=True)
+    y = compiled_cond(x)
+    y.sum().backward()
+    print(f"x = {values}: x.grad = {x.grad.tolist()}, graphs compiled so far: {len(cond_graphs)}")
+
+
+def operations(graph_module):
+    return [
+        node.target if node.op == "call_method" else node.target.__name__
+        for node in graph_module.graph.nodes
+        if node.op in ("call_function", "call_method")
+    ]
+
+
+print("the graph:", operations(cond_graphs[0]))
+for name, branch in cond_graphs[0].named_children():  # the branches, kept in the graph
+    print(f"  {name}:", operations(branch))
+# --8<-- [end:cond]

@@ -46,6 +46,24 @@ for name, out in activations.items():
 # --8<-- [end:forward-hook]
 
 
+# --8<-- [start:dead-units]
+def dead_units():
+    """The ReLU's units that output 0 for every one of 1000 inputs."""
+    model(torch.randn(1000, 4, generator=torch.Generator().manual_seed(1)))
+    return (activations["1"] == 0).all(dim=0).nonzero().flatten().tolist()
+
+
+print("dead units:", dead_units())
+bias = model[0].bias
+saved = bias.detach().clone()
+with torch.no_grad():
+    bias[3] = -100.0  # as a too-large update can leave it: unit 3 never fires again
+print("dead units after bias[3] = -100:", dead_units())
+with torch.no_grad():
+    bias.copy_(saved)  # put the model back
+# --8<-- [end:dead-units]
+
+
 # --8<-- [start:backward-hook]
 def report(module, grad_input, grad_output):  # runs when the module's gradients are computed
     print(f"{type(module).__name__:6} gradient of its output: norm {grad_output[0].norm():.3g}")

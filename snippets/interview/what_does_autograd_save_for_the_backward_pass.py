@@ -62,8 +62,8 @@ existing = {inputs.untyped_storage().data_ptr()}
 existing |= {p.untyped_storage().data_ptr() for p in net.parameters()}
 made_for_backward = sum(n for ptr, n in blocks.items() if ptr not in existing)
 print(
-    f"{len(saved)} saved tensors, {len(blocks)} blocks of memory; made by the forward"
-    f" pass only for backward: {made_for_backward} numbers"
+    f"{len(saved)} saved tensors, {len(blocks)} blocks of memory; kept alive only for"
+    f" backward: {made_for_backward} numbers"
 )
 # --8<-- [end:which]
 

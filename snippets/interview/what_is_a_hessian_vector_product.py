@@ -20,13 +20,13 @@ g = torch.autograd.grad(f(x), x, create_graph=True)[0]  # pass 1: the gradient, 
 hv = torch.autograd.grad(g @ v, x)[0]  # pass 2: through the gradient
 print("gradient of g . v:   ", hv)
 
-_, hv_functional = torch.autograd.functional.hvp(f, point, v)
-print("functional.hvp:      ", hv_functional)
+_, vh = torch.autograd.functional.vhp(f, point, v)  # v^T H, which is H v: H is symmetric
+print("functional.vhp:      ", vh)
 
 H = torch.autograd.functional.hessian(f, point)  # only to check: 3 x 3 here, n x n in general
 print("H @ v (H built whole):", H @ v)
 torch.testing.assert_close(hv, H @ v)
-torch.testing.assert_close(hv_functional, H @ v)
+torch.testing.assert_close(vh, H @ v)
 # --8<-- [end:demonstration]
 
 # --8<-- [start:count]

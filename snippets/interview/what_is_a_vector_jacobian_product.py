@@ -7,6 +7,7 @@ from torch.autograd.functional import jacobian
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 v = torch.tensor([1.0, 0.5, 2.0])  # one weight per output element
+# --8<-- [start:square-maths]
 
 J = jacobian(lambda t: t**2, x)  # built here only to check; backward() never builds it
 print("J =")
@@ -16,6 +17,7 @@ print("vᵀJ       =", (v @ J).tolist())
 y = x**2
 y.backward(v)
 print("y.backward(v) -> x.grad =", x.grad.tolist())
+# --8<-- [end:square-maths]
 # --8<-- [end:square]
 
 # --8<-- [start:matrix]

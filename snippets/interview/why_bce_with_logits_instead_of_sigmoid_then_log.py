@@ -28,6 +28,22 @@ show("F.binary_cross_entropy:", F.binary_cross_entropy(torch.sigmoid(z), y, redu
 show("with logits:", F.binary_cross_entropy_with_logits(z, y, reduction="none"))
 # --8<-- [end:naive]
 
+# --8<-- [start:bceloss-fade]
+zf = torch.tensor([-20.0, -27.0, -28.0, -30.0, -40.0, -88.0, -100.0], requires_grad=True)
+# --8<-- [start:bceloss-fade-maths]
+pf = torch.sigmoid(zf)
+pf.retain_grad()  # keep d loss / d p, to print it
+loss = F.binary_cross_entropy(pf, torch.ones_like(zf), reduction="none")  # every label is 1
+loss.sum().backward()
+# --8<-- [end:bceloss-fade-maths]
+print("z:              ", fmt(zf))
+print("loss:           ", fmt(loss))
+print("d loss / d p:   ", fmt(pf.grad))
+print("p (1 - p):      ", fmt(pf * (1 - pf)))
+print("d loss / d z:   ", fmt(zf.grad))
+print("sigmoid(z) - 1: ", fmt(torch.sigmoid(zf.detach()) - 1), "(the right gradient)")
+# --8<-- [end:bceloss-fade]
+
 # --8<-- [start:nan]
 z.grad = None
 p = torch.sigmoid(z)
@@ -77,6 +93,53 @@ ce = F.cross_entropy(two_logits, y.long(), reduction="none")
 bce = F.binary_cross_entropy_with_logits(z.detach(), y, reduction="none")
 print("cross_entropy([0, z], y) equals BCE with logits:", torch.allclose(ce, bce))
 # --8<-- [end:logsumexp]
+
+
+# --8<-- [start:building-blocks]
+def bce_logsigmoid(z, y):
+    """-(y log sigmoid(z) + (1 - y) log sigmoid(-z)), from F.logsigmoid."""
+    return -(y * F.logsigmoid(z) + (1 - y) * F.logsigmoid(-z))
+
+
+def bce_softplus(z, y):
+    """softplus(z) - z y, with softplus(z) = log(1 + e^z)."""
+    return F.softplus(z) - z * y
+
+
+y = torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0])
+fused = F.binary_cross_entropy_with_logits(z.detach(), y, reduction="none")
+for name, loss_of in [
+    ("-(y logsigmoid(z) + (1 - y) logsigmoid(-z))", bce_logsigmoid),
+    ("softplus(z) - z y", bce_softplus),
+]:
+    z.grad = None
+    by_blocks = loss_of(z, y)
+    by_blocks.sum().backward()
+    print(name)
+    print("  equals the fused loss:", torch.allclose(by_blocks, fused), " gradient:", fmt(z.grad))
+print("sigmoid(z) - y:", fmt(torch.sigmoid(z.detach()) - y))
+# --8<-- [end:building-blocks]
+
+# --8<-- [start:pos-weight]
+y = torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0])
+w = torch.tensor(3.0)  # pos_weight: each positive label counts 3 times
+z.grad = None
+# --8<-- [start:pos-weight-maths]
+weighted = F.binary_cross_entropy_with_logits(z, y, pos_weight=w, reduction="none")
+weighted.sum().backward()
+# --8<-- [end:pos-weight-maths]
+by_hand = -(w * y * F.logsigmoid(z.detach()) + (1 - y) * F.logsigmoid(-z.detach()))
+s = torch.sigmoid(z.detach())
+for label, t in [
+    ("z:", z),
+    ("y:", y),
+    ("loss:", weighted),
+    ("-(w y log s + (1 - y) log(1 - s)):", by_hand),
+    ("gradient:", z.grad),
+    ("w y (s - 1) + (1 - y) s:", w * y * (s - 1) + (1 - y) * s),
+]:
+    print(f"{label:35} {fmt(t)}")
+# --8<-- [end:pos-weight]
 
 # --8<-- [start:float64]
 z64 = torch.tensor([20.0, 40.0, -700.0, -800.0], dtype=torch.float64)

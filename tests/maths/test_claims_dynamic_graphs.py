@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import sys
+import types
 import warnings
 
 import pytest
@@ -81,3 +83,136 @@ def test_a_trace_warns_when_it_is_made_and_never_again() -> None:
             assert y.tolist() == [2 * v for v in values]  # the baked-in branch, for any input
             assert x.grad.tolist() == [2.0] * len(values)
     assert later == []
+
+
+# --- scripting, an int argument, torch.cond and torch.export ---
+
+SIGNED_INPUTS = (*INPUTS, [0.0, 0.0], [2.0, -2.0], [2.0**-20], [])  # sums > 0, < 0 and exactly 0
+
+
+def _g_by_hand(values: list[float]) -> tuple[list[float], list[float]]:
+    """g(x) = 2x if sum(x) > 0 else -x, and the gradient of sum(g(x)) per element."""
+    positive = sum(values) > 0
+    return [2 * v if positive else -v for v in values], [2.0 if positive else -1.0] * len(values)
+
+
+def _page(*regions: str):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # TorchScript's deprecation warning
+        page = run_region(SNIPPET, "anew", "branch", "static-g", *regions)
+    page.pop("__name__")  # so that Dynamo reads the page's globals from the namespace itself
+    torch._dynamo.reset()  # forget what the page compiled: the tests count new graphs
+    return page
+
+
+@pytest.mark.claim(PAGE, "on each input it takes the right one")
+@pytest.mark.parametrize("values", SIGNED_INPUTS, ids=str)
+def test_the_scripted_function_keeps_the_if(values: list[float]) -> None:
+    page = _page("jit-script")
+    assert "if bool(torch.gt(torch.sum(x), 0)):" in page.output
+    x = torch.tensor(values, requires_grad=True)
+    y = page["g_scripted"](x)
+    y.sum().backward()
+    assert (y.tolist(), x.grad.tolist()) == _g_by_hand(values)
+
+
+@pytest.fixture
+def fresh_dynamo():
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.claim(PAGE, "so that every later value can reuse that graph")
+@pytest.mark.usefixtures("fresh_dynamo")
+@pytest.mark.parametrize("later", [[7, 2], [0, 1, -3], [10**6, 2, 5]], ids=str)
+def test_after_one_recompile_an_int_is_a_symbolic_input(later: list[int]) -> None:
+    page = _page("compile", "int-argument")
+    assert "times: graphs after n = 5, 6, 7, 2: [1, 2, 2, 2]" in page.output
+    graphs = page["graphs"]
+    graphs.clear()
+    compiled = torch.compile(page["times"], backend=page["keep_graph"])
+    x = torch.tensor([1.0, -2.0])
+    for n in [5, 6, *later]:
+        assert compiled(x, n).tolist() == (x * n).tolist()
+    assert len(graphs) == 2
+    second = [
+        node.meta["example_value"] for node in graphs[1].graph.nodes if node.op == "placeholder"
+    ]
+    assert isinstance(second[1], torch.SymInt)  # n, an input of the graph
+
+
+@pytest.mark.claim(PAGE, "so each $n$ needs a graph of its own")
+@pytest.mark.usefixtures("fresh_dynamo")
+@pytest.mark.parametrize("ns", [[5, 6, 7, 2], [3, 3, 4, 4, 3], [2, 9]], ids=str)
+def test_a_loop_over_an_int_needs_a_graph_per_value(ns: list[int]) -> None:
+    page = _page("compile", "int-argument")
+    assert "power: graphs after n = 5, 6, 7, 2: [1, 2, 3, 4]" in page.output
+    graphs = page["graphs"]
+    graphs.clear()
+    compiled = torch.compile(page["power"], backend=page["keep_graph"])
+    x = torch.tensor([1.5, -2.0])
+    for n in ns:
+        assert torch.allclose(compiled(x, n), x**n)
+    assert len(graphs) == len(set(ns))
+    for graph_module in graphs:  # the loop unrolled: n - 1 multiplications, no input n
+        assert [node.op for node in graph_module.graph.nodes].count("placeholder") == 1
+
+
+@pytest.mark.claim(PAGE, "One graph serves both signs.")
+@pytest.mark.usefixtures("fresh_dynamo")
+def test_torch_cond_holds_both_branches_in_one_graph() -> None:
+    page = _page("compile", "cond")
+    graphs = page["graphs"]
+    graphs.clear()
+    compiled = torch.compile(page["g_cond"], backend=page["keep_graph"], fullgraph=True)
+    for values in SIGNED_INPUTS[:-1]:  # (torch.cond needs a tensor with elements)
+        x = torch.tensor(values, requires_grad=True)
+        y = compiled(x)
+        assert y.grad_fn.name() == "CondAutogradOpBackward"  # one node for the whole cond
+        y.sum().backward()
+        assert (y.tolist(), x.grad.tolist()) == _g_by_hand(values)
+    shapes = {len(values) for values in SIGNED_INPUTS[:-1]}
+    assert len(graphs) <= len(shapes)  # a new graph only for a new shape, never for a sign
+    branches = dict(graphs[0].named_children())
+    assert [page["ops"](b) for b in branches.values()] == [["mul"], ["neg"]]
+
+
+@pytest.mark.claim(PAGE, "`torch.compile(g, fullgraph=True)` refuses `g` with the same error.")
+@pytest.mark.usefixtures("fresh_dynamo")
+@pytest.mark.parametrize("values", [[1.0, 2.0], [-1.0, -2.0]], ids=str)
+def test_export_and_fullgraph_refuse_the_if_and_point_to_torch_cond(values: list[float]) -> None:
+    page = _page("compile", "cond")
+    # Dynamo of 2.13 looks the page's globals up in the module named by __name__: register one
+    module = types.ModuleType("snippet_graph_dynamic_graphs")
+    module.__dict__.update(page)
+    sys.modules[module.__name__] = module
+    try:
+        page = run_region(SNIPPET, "export", inputs={**page, "__name__": module.__name__})
+    finally:
+        del sys.modules[module.__name__]
+    assert page.output.endswith(
+        "Unsupported: Data-dependent branching\n"
+        "Hint: Use `torch.cond` to express dynamic control flow.\n"
+    )
+    with pytest.raises(
+        torch._dynamo.exc.Unsupported, match=r"Data-dependent branching(.|\n)*torch\.cond"
+    ):
+        torch.compile(page["g"], fullgraph=True, backend="eager")(torch.tensor(values))
+
+
+class _Wrap(torch.nn.Module):
+    def __init__(self, function) -> None:
+        super().__init__()
+        self.function = function
+
+    def forward(self, x):
+        return self.function(x)
+
+
+@pytest.mark.claim(PAGE, "yet on a negative input it takes the other branch and gives 1 and 2")
+@pytest.mark.usefixtures("fresh_dynamo")
+def test_the_exported_cond_takes_the_branch_of_each_input() -> None:
+    page = _page("compile", "cond")
+    exported = torch.export.export(_Wrap(page["g_cond"]), (torch.tensor([1.0, 2.0]),), strict=True)
+    for values in ([-1.0, -2.0], [0.0, 0.0], [3.0, -3.0], [3.0, -1.0], [-3.0, 1.0]):
+        assert exported.module()(torch.tensor(values)).tolist() == _g_by_hand(values)[0]

@@ -116,3 +116,87 @@ def test_the_buggy_loop_stops_a_batch_norms_statistics_at_the_first_validation()
         same = torch.equal(model[1].running_mean, after_first[0])
         assert same == stops
         assert model[1].num_batches_tracked.item() == (20 if stops else 40)
+
+
+# --- momentum: the weight of the new batch; None: a plain average ---
+
+batches_strategy = st.lists(
+    st.lists(st.floats(-20, 20, allow_nan=False, width=32), min_size=2, max_size=6),
+    min_size=1,
+    max_size=5,
+)
+
+
+def _run(momentum, batches: list[list[float]]) -> nn.BatchNorm1d:
+    layer = nn.BatchNorm1d(1, momentum=momentum).double()
+    for values_ in batches:
+        layer(torch.tensor(values_, dtype=torch.float64).unsqueeze(1))
+    return layer
+
+
+@pytest.mark.claim(PAGE, "PyTorch's `momentum` is the weight of the *new* batch")
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0.0, 1.0), batches_strategy)
+def test_momentum_weights_the_new_batch(momentum: float, batches) -> None:
+    page = run_region(SNIPPET, "momentum", inputs=IMPORTS)
+    assert "momentum=0.1   running_mean after each batch: [0.5, 1.25, 1.325]" in page.output
+    mean, var = 0.0, 1.0  # the starting running statistics
+    for values_ in batches:  # by hand: (1 - momentum) * old + momentum * new
+        t = torch.tensor(values_, dtype=torch.float64)
+        mean = (1 - momentum) * mean + momentum * t.mean().item()
+        var = (1 - momentum) * var + momentum * t.var(unbiased=True).item()
+    layer = _run(momentum, batches)
+    assert layer.running_mean.item() == pytest.approx(mean, rel=1e-9, abs=1e-9)
+    assert layer.running_var.item() == pytest.approx(var, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.claim(PAGE, "Keras's 0.99 is PyTorch's 0.01")
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([0.99, 0.9, 0.5, 0.999]), batches_strategy)
+def test_keras_momentum_k_is_pytorch_momentum_one_minus_k(keras: float, batches) -> None:
+    page = run_region(SNIPPET, "momentum", inputs=IMPORTS)
+    assert "momentum=0.99  running_mean after each batch: [4.95, 7.9695, 2.0597]" in page.output
+    moving_mean = 0.0  # Keras: moving_mean * momentum + mean(batch) * (1 - momentum)
+    for values_ in batches:
+        moving_mean = moving_mean * keras + torch.tensor(values_).double().mean().item() * (
+            1 - keras
+        )
+    layer = _run(1 - keras, batches)
+    assert layer.running_mean.item() == pytest.approx(moving_mean, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.claim(PAGE, "so the running mean is the mean of all batch means so far")
+@settings(max_examples=40, deadline=None)
+@given(batches_strategy)
+def test_momentum_none_averages_all_batches_equally(batches) -> None:
+    page = run_region(SNIPPET, "momentum", inputs=IMPORTS)
+    assert "momentum=None  running_mean after each batch: [5.0, 6.5, 5.0]" in page.output
+    layer = _run(None, batches)
+    tensors = [torch.tensor(v, dtype=torch.float64) for v in batches]
+    assert layer.num_batches_tracked.item() == len(batches)
+    means = [t.mean().item() for t in tensors]
+    variances = [t.var(unbiased=True).item() for t in tensors]
+    assert layer.running_mean.item() == pytest.approx(sum(means) / len(means), rel=1e-9, abs=1e-9)
+    assert layer.running_var.item() == pytest.approx(
+        sum(variances) / len(variances), rel=1e-9, abs=1e-9
+    )
+
+
+@pytest.mark.claim(PAGE, "That is also how you get the gradient of a model's output with respect")
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_in_eval_mode_the_input_gradient_is_deterministic_and_right(seed: int) -> None:
+    page = run_region(SNIPPET, "flag", "dropout", "eval-tracks", inputs=IMPORTS)
+    model = page["model"].eval()  # the page's model, with dropout
+    torch.manual_seed(seed)
+    x = torch.randn(3, 4, requires_grad=True)
+    grads = []
+    for _ in range(2):
+        x.grad = None
+        model(x).sum().backward()
+        grads.append(x.grad.clone())
+    assert torch.equal(grads[0], grads[1])  # dropout is off: no randomness
+    # by hand: d sum(W2 relu(W1 x + b1) + b2) / dx = W1^T (relu'(.) * W2^T 1)
+    first, last = model[0], model[3]
+    active = (first(x) > 0).double()
+    expected = (active * last.weight.sum(0).double()) @ first.weight.double()
+    assert torch.allclose(grads[0].double(), expected, atol=1e-6)

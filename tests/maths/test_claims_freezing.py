@@ -206,3 +206,149 @@ def test_after_unfreezing_train_mode_still_keeps_task_a_and_train_does_not() -> 
         ((model(points) - targets) ** 2).mean().backward()
         optimizer.step()
         assert torch.equal(norm.running_mean, before) == keep
+
+
+# --- fine-tuning with Adam: the first step, warmup, a learning rate per layer ---
+
+
+@pytest.fixture(scope="module")
+def transfer_page() -> Session:
+    """The page's transfer-learning regions, up to the per-layer learning rates (float64)."""
+    return run_region(
+        SNIPPET,
+        "one-parameter",
+        "count",
+        "task-a",
+        "task-b",
+        "feature-extraction",
+        "fine-tuning",
+        "learning-rate",
+        "fresh-adam",
+        "warmup",
+        "discriminative",
+    )
+
+
+@pytest.mark.claim(PAGE, "So a fresh Adam moves every value by the learning rate $\\eta$, against")
+@pytest.mark.parametrize("lr", [0.03, 0.003, 1e-5])
+def test_a_fresh_adams_first_step_is_the_learning_rate_times_the_sign(transfer_page, lr) -> None:
+    assert "every step against the sign of its gradient: True" in transfer_page.output
+    steps, grads, _ = transfer_page["first_step"](lambda ps: torch.optim.Adam(ps, lr=lr))
+    # by hand: -lr * g / (|g| + eps), eps = 1e-8: within a hair of -lr * sign(g)
+    assert torch.allclose(steps, -lr * grads / (grads.abs() + 1e-8), rtol=1e-6, atol=1e-15)
+    assert torch.all((steps.abs() - lr).abs() <= lr * 1e-8 / grads.abs() + 1e-12)
+
+
+@pytest.mark.claim(PAGE, "however small that gradient is")
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(1e-6, 1e3), min_size=1, max_size=6), st.data())
+def test_adams_first_step_ignores_the_size_of_the_gradient(sizes, data) -> None:
+    signs = data.draw(
+        st.lists(st.sampled_from([-1.0, 1.0]), min_size=len(sizes), max_size=len(sizes))
+    )
+    g = torch.tensor([s * m for s, m in zip(signs, sizes, strict=True)], dtype=torch.float64)
+    p = torch.zeros_like(g, requires_grad=True)
+    adam = torch.optim.Adam([p], lr=0.03)
+    p.grad = g.clone()
+    adam.step()
+    assert torch.allclose(p.detach(), -0.03 * g / (g.abs() + 1e-8), rtol=1e-9)
+    assert torch.all((p.detach().abs() - 0.03).abs() <= 0.03 * 1e-2)  # 0.03, to 1 %
+
+
+@pytest.mark.claim(PAGE, "Plain SGD moves each value by $\\eta g$")
+def test_plain_sgd_moves_each_value_by_lr_times_its_gradient(transfer_page) -> None:
+    steps, grads, test = transfer_page["first_step"](lambda ps: torch.optim.SGD(ps, lr=0.03))
+    assert torch.allclose(steps, -0.03 * grads, rtol=1e-9, atol=1e-15)
+    assert f"SGD:  |step| at most {steps.abs().max():.4f}, then test loss {test:.4f}" in (
+        transfer_page.output
+    )
+
+
+@pytest.mark.claim(PAGE, "`scheduler.step()` sets each group's learning rate to")
+def test_the_warmup_ramps_every_groups_learning_rate(transfer_page) -> None:
+    seen: list[list[float]] = []
+    from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+    handle = register_optimizer_step_pre_hook(
+        lambda optimizer, args, kwargs: seen.append([g["lr"] for g in optimizer.param_groups])
+    )
+    try:
+        model = transfer_page["restart"]()
+        last = model[0][2]
+        groups = [
+            {"params": model[1].parameters()},
+            {"params": last.parameters(), "lr": 0.01},
+        ]
+        transfer_page["fine_tune"](groups, model, 20)
+    finally:
+        handle.remove()
+    assert len(seen) == 100
+    for step, lrs in enumerate(seen):  # the lr of the step after `step` steps
+        ramp = min(1.0, (step + 1) / 20)
+        assert lrs == pytest.approx([0.03 * ramp, 0.01 * ramp], rel=1e-12)
+
+
+@pytest.mark.claim(PAGE, "Adam moves the head's values by 0.03, and the body's by")
+def test_the_first_per_layer_step_is_each_groups_learning_rate(transfer_page) -> None:
+    assert "per-layer lr, warmup  0 steps: worst test loss 0.1004 (step 1)" in transfer_page.output
+    from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+    first_steps: list[list[tuple[float, list[torch.Tensor]]]] = []
+
+    def record(optimizer, args, kwargs) -> None:  # the groups of each run's first step
+        if not optimizer.state:
+            groups = optimizer.param_groups
+            first_steps.append(
+                [(g["lr"], [p.detach().clone() for p in g["params"]]) for g in groups]
+            )
+
+    handle = register_optimizer_step_pre_hook(record)
+    try:  # the page's own groups, without warmup
+        page = run_region(SNIPPET, "discriminative", inputs=transfer_page)
+    finally:
+        handle.remove()
+    assert len(first_steps) == 2
+    model = page["model"]  # the last run's model: its groups are head, last, first
+    rates = [0.03, 0.03 / 2.6, 0.03 / 2.6**2]
+    assert [lr for lr, _ in first_steps[0]] == pytest.approx(rates, rel=1e-12)
+    # the step by hand, without warmup: lr * g / (|g| + eps), about lr for every value
+    run = transfer_page["restart"]()
+    ((run(transfer_page["points_b"]) - transfer_page["targets_b"]) ** 2).mean().backward()
+    layers = [run[1], run[0][2], run[0][0]]
+    assert len(model[0]) == 4
+    for (lr, olds), layer, rate in zip(first_steps[0], layers, rates, strict=True):
+        for old, p in zip(olds, layer.parameters(), strict=True):
+            assert torch.equal(old, p.detach())
+            step = -lr * p.grad / (p.grad.abs() + 1e-8)
+            assert torch.allclose(step.abs(), torch.full_like(p, rate), rtol=1e-2)
+
+
+@pytest.mark.claim(PAGE, "A frozen model can still give a gradient")
+@pytest.mark.parametrize("depth", [1, 3])
+def test_a_frozen_model_gives_a_gradient_for_its_input(depth: int) -> None:
+    count = run_region(SNIPPET, "count")["count"]
+    model = nn.Sequential(*[nn.Sequential(nn.Linear(3, 3), nn.Tanh()) for _ in range(depth)])
+    model.requires_grad_(False)
+    assert count(model)[0] == 0
+    x = torch.randn(4, 3, requires_grad=True)
+    model(x).sum().backward()
+    assert x.grad is not None and x.grad.abs().sum() > 0
+    assert all(p.grad is None for p in model.parameters())
+
+
+@pytest.mark.claim(PAGE, "left all four tensors of the batch norm as they were")
+@settings(max_examples=5, deadline=None)
+@given(st.integers(0, 10_000))
+def test_the_helper_keeps_a_batch_norm_frozen_after_unfreezing(seed: int) -> None:
+    page = _bn_session(seed)
+    page = run_region(SNIPPET, "bn-small-batches", "bn-keep-frozen", inputs=page)
+    assert "batch norm: weight, bias and statistics unchanged: True" in page.output
+    assert "first linear layer moved: True" in page.output
+    norm = page["norm"]
+    assert not norm.training and not norm.weight.requires_grad
+    # the stored statistics give a fixed scale and shift, whatever the batch: by hand
+    x = torch.randn(5, 16, dtype=torch.float64)
+    mean, var, eps = norm.running_mean, norm.running_var, norm.eps
+    expected = (x - mean) / torch.sqrt(var + eps) * norm.weight + norm.bias
+    assert torch.allclose(norm(x), expected)
+    assert torch.allclose(norm(x[:1]), expected[:1])  # one example alone: the same

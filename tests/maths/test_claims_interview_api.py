@@ -23,6 +23,7 @@ and off, a gradient that itself requires grad.
 from __future__ import annotations
 
 import contextlib
+import math
 import warnings
 
 import numpy as np
@@ -30,7 +31,7 @@ import pytest
 import torch
 import torch.autograd.forward_ad as fwAD
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 from torch.autograd.gradcheck import GradcheckError
@@ -229,6 +230,68 @@ def test_a_numpy_backward_fails_under_grad() -> None:
     torch.testing.assert_close(leaf.grad, torch.tensor([1 / 12]))
     with pytest.raises(RuntimeError):
         grad(NumpyBackward.apply)(torch.tensor(8.0))
+
+
+def _custom_op() -> dict:
+    return run_region(
+        VMAP, "old-style", "new-style", "vmap-rule", "forward-mode-start", "jvp-rule", "custom-op"
+    )
+
+
+@pytest.mark.claim(VMAP_PAGE, "`backward()` and `vmap` work.")
+@settings(max_examples=30, deadline=None)
+@given(_tensors(cube_root_points.filter(lambda v: v != 0)), dtypes)
+def test_the_custom_op_works_with_backward_and_vmap(values: list[float], dtype) -> None:
+    cbrt = _custom_op()["cbrt"]
+    x = torch.tensor(values, dtype=dtype)
+    leaf = x.clone().requires_grad_()
+    cbrt(leaf).sum().backward()
+    torch.testing.assert_close(leaf.grad, _derivative_by_hand(x).to(dtype))  # 1 / (3 y^2)
+    by_hand = torch.sign(x.double()) * x.double().abs() ** (1 / 3)
+    torch.testing.assert_close(vmap(cbrt)(x), by_hand.to(dtype))
+    grid = torch.stack([x, -x])  # the batch along dimension 1
+    torch.testing.assert_close(vmap(cbrt, in_dims=1)(grid), cbrt(grid).T, rtol=0, atol=0)
+
+
+@pytest.mark.claim(
+    VMAP_PAGE,
+    "Forward mode has no rule to register here, and the last line shows what happens: `jvp` "
+    "does not refuse, it returns a tangent of 0, a wrong derivative without a warning",
+)
+@settings(max_examples=20, deadline=None)
+@given(_tensors(cube_root_points.filter(lambda v: v != 0)), dtypes)
+def test_the_custom_op_gets_a_zero_tangent(values: list[float], dtype) -> None:
+    page = _custom_op()
+    registers = [name for name in dir(page["cbrt"]) if name.startswith("register")]
+    assert "register_autograd" in registers and "register_vmap" in registers
+    assert not [name for name in registers if "jvp" in name or "forward" in name]
+    assert page.output.splitlines()[-1].endswith("tensor([0., 0., 0.])")
+    x = torch.tensor(values, dtype=dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "without a warning"
+        _, tangent = jvp(page["cbrt"], (x,), (torch.ones_like(x),))
+        jacobian = jacfwd(page["cbrt"])(x)
+    assert tangent.eq(0).all() and jacobian.eq(0).all()
+    assert _derivative_by_hand(x).ne(0).all()  # the right tangent, 1 / (3 y^2), is not 0
+
+
+@pytest.mark.claim(
+    VMAP_PAGE, "on PyTorch 2.13.0 and 2.15.0 the other transforms refuse the operator"
+)
+@pytest.mark.parametrize("grad_mode", [True, False])
+def test_the_custom_op_is_refused_by_reverse_mode_transforms(grad_mode: bool) -> None:
+    page = _custom_op()
+    cbrt, x = page["cbrt"], page["points"]
+    calls = [
+        lambda: grad(cbrt)(x[0]),
+        lambda: vmap(grad(cbrt))(x),
+        lambda: jacrev(cbrt)(x),
+        lambda: hessian(lambda t: cbrt(t).sum())(x),
+    ]
+    with torch.set_grad_enabled(grad_mode):
+        for call in calls:
+            with pytest.raises(RuntimeError, match="must override the setup_context"):
+                call()
 
 
 # --- what-does-once-differentiable-do ---------------------------------------------------
@@ -691,6 +754,24 @@ def test_a_batch_of_one_is_refused_in_training_mode() -> None:
     page["mlp"].eval()(page["X"][:1])  # eval mode: a batch of one is fine
 
 
+@pytest.mark.claim(
+    BN_PAGE,
+    "One of them is `replace_all_batch_norm_modules_`, which removes the running statistics, "
+    "and it clears this error too.",
+)
+def test_replace_all_batch_norm_modules_clears_the_error() -> None:
+    page = run_region(BN, "coupling", "bn1d-setup", "bn2d-setup")
+    with pytest.raises(RuntimeError, match="mutate a captured Tensor"):
+        page["per_sample"](page["cnn"])
+    page = run_region(BN, "bn2d-patched", inputs=page)
+    norms = [m for m in page["cnn"].modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    assert norms and all(
+        m.running_mean is None and m.running_var is None and not m.track_running_stats
+        for m in norms
+    )
+    assert page.output.startswith("vmap ran, rows of shape (6, 4)")
+
+
 def _fresh_data(page: dict, seed: int) -> None:
     generator = torch.Generator().manual_seed(seed)
     page["images"] = torch.randn(5, 2, 3, 3, generator=generator, dtype=torch.float64)
@@ -752,16 +833,36 @@ finite_reals = st.one_of(
 
 @pytest.mark.claim(
     KINK_PAGE,
-    "Both programs below give exactly the values of their function, at every $x$ whose square "
-    "neither overflows nor underflows",
+    "the second gives exactly $|x|$ in float64, at every $x$ whose square neither overflows nor "
+    "underflows, and in float32 up to one unit in the last place",
 )
 @settings(max_examples=50, deadline=None)
 @given(_tensors(finite_reals), dtypes)
+@example([6048490.0], torch.float32)  # float32 sqrt(x * x) was one unit short here
+@example([16777215.0, 0.1, 3.0], torch.float32)
+@example([6048490.0, 1e15, 1e-15], torch.float64)
 def test_both_programs_compute_their_function(values: list[float], dtype) -> None:
     page = _kinks()
     x = torch.tensor(values, dtype=dtype)
-    assert torch.equal(page["identity"](x), x)
-    assert torch.equal(page["absolute"](x), x.abs())
+    assert torch.equal(page["identity"](x), x)  # "the first gives exactly x", in both
+    absolute = page["absolute"](x)
+    if dtype == torch.float64:
+        assert torch.equal(absolute, x.abs())
+    else:  # at most one unit in the last place of |x| away
+        ulp = torch.nextafter(x.abs(), torch.tensor(math.inf)) - x.abs()
+        assert ((absolute - x.abs()).abs() <= ulp).all()
+
+
+@pytest.mark.claim(KINK_PAGE, "PyTorch's float32 square root is not always correctly rounded")
+def test_float32_sqrt_is_not_always_correctly_rounded() -> None:
+    x = torch.tensor([6048490.0])  # float32
+    square = x * x
+    # float64 holds 53 bits, enough that its square root rounded to float32 is the correctly
+    # rounded float32 square root; and for binary floating point that is exactly |x| again.
+    correctly_rounded = torch.sqrt(square.double()).float()
+    assert torch.equal(correctly_rounded, x)
+    assert not torch.equal(_kinks()["absolute"](x), x)  # the page's sqrt(x * x): one unit short
+    assert not torch.equal(torch.sqrt(square), correctly_rounded)
 
 
 @pytest.mark.claim(KINK_PAGE, "0 is not the derivative, and not a subgradient either")
@@ -855,7 +956,9 @@ def test_max_along_a_dimension_gives_everything_to_one_index(ties: int) -> None:
 @pytest.mark.parametrize("size", [1, 2, 5])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_the_norm_at_zero(size: int, dtype) -> None:
-    run_region(KINK, "same-function", "norm")
+    shown = run_region(KINK, "same-function", "norm").output.splitlines()
+    assert shown[-2].startswith("sqrt((x**2).sum()) at 0:") and shown[-2].endswith("[nan, nan]")
+    assert shown[-1].startswith("vector_norm(x) at 0:") and shown[-1].endswith("[0.0, 0.0]")
     x = torch.zeros(size, dtype=dtype, requires_grad=True)
     torch.sqrt((x**2).sum()).backward()
     assert torch.isnan(x.grad).all()

@@ -24,6 +24,7 @@ formula.
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 import warnings
@@ -204,19 +205,55 @@ def test_batch_norm_2d_counts_every_position(seed: int, n: int) -> None:
 
 
 @pytest.mark.claim(
-    BN_PAGE, "the same function, reducing over `dim=-1`, is layer norm's backward pass"
+    BN_PAGE,
+    "the same function, reducing over `dim=-1`, is layer norm's backward pass, for an input of "
+    "any shape $(\\dots, D)$",
 )
 @settings(max_examples=30, deadline=None)
-@given(seeds, st.integers(1, 5), st.integers(2, 6))
-def test_layer_norm_is_the_same_formula(seed: int, n: int, d: int) -> None:
+@given(seeds, st.lists(st.integers(1, 4), min_size=0, max_size=2), st.integers(2, 6))
+@example(0, [], 3)  # one example, shape (D,)
+@example(0, [2, 3], 4)  # (batch, tokens, features)
+def test_layer_norm_is_the_same_formula(seed: int, lead: list[int], d: int) -> None:
     gen = torch.Generator().manual_seed(seed)
-    x = torch.randn(n, d, dtype=F64, generator=gen).requires_grad_()
+    shape = (*lead, d)
+    x = torch.randn(shape, dtype=F64, generator=gen).requires_grad_()
     gamma = torch.randn(d, dtype=F64, generator=gen).requires_grad_()
-    dy = torch.randn(n, d, dtype=F64, generator=gen)
-    F.layer_norm(x, (d,), gamma, None).backward(dy)
-    dx, dgamma, _ = bn_page()["norm_backward"](dy, x.detach(), gamma.detach(), dim=-1)
+    beta = torch.randn(d, dtype=F64, generator=gen).requires_grad_()
+    dy = torch.randn(shape, dtype=F64, generator=gen)
+    F.layer_norm(x, (d,), gamma, beta).backward(dy)
+    dx, dgamma, dbeta = bn_page()["norm_backward"](dy, x.detach(), gamma.detach(), dim=-1)
     torch.testing.assert_close(dx, x.grad)
-    torch.testing.assert_close(dgamma, gamma.grad)
+    torch.testing.assert_close(dgamma, gamma.grad)  # shape (D,): summed over all but the last
+    torch.testing.assert_close(dbeta, beta.grad)
+
+
+@pytest.mark.claim(
+    BN_PAGE,
+    "which is 0 when $\\varepsilon = 0$ (up to rounding), and small but not 0 with the default",
+)
+@settings(max_examples=30, deadline=None)
+@given(seeds, st.integers(2, 8), st.sampled_from([0.0, 1e-8, 1e-5, 0.1, 1.0]))
+def test_dx_is_orthogonal_to_xhat_without_eps(seed: int, n: int, eps: float) -> None:
+    gen = torch.Generator().manual_seed(seed)
+    x, dy = torch.randn(n, 3, dtype=F64, generator=gen), torch.randn(n, 3, dtype=F64, generator=gen)
+    gamma = torch.randn(3, dtype=F64, generator=gen)
+    dx, _, _ = bn_page()["norm_backward"](dy, x, gamma, eps=eps)
+    v = x.var(0, unbiased=False)
+    xhat = (x - x.mean(0)) / (v + eps).sqrt()
+    dot = (dx * xhat).sum(0)
+    # sum_j dx_j xhat_j = sum_i dy'_i xhat_i / sigma * eps / (v + eps)
+    by_hand = (gamma * dy * xhat).sum(0) / (v + eps).sqrt() * eps / (v + eps)
+    scale = (gamma * dy).abs().sum(0) / (v + eps).sqrt()  # the size of each term
+    torch.testing.assert_close(dot, by_hand, rtol=1e-9, atol=1e-12 * scale.max().item())
+    if eps == 0.0:
+        assert (dot.abs() <= 1e-12 * scale).all()
+    # and autograd through the forward formula agrees (F.batch_norm refuses eps = 0)
+    v_ = x.clone().requires_grad_()
+    centred = v_ - v_.mean(0)
+    (gamma * centred / ((centred**2).mean(0) + eps).sqrt()).backward(dy)
+    torch.testing.assert_close(
+        (v_.grad * xhat).sum(0), by_hand, rtol=1e-6, atol=1e-10 * scale.max().item()
+    )
 
 
 @pytest.mark.claim(BN_PAGE, "so it works on a batch of one, and each example's gradient is its own")
@@ -255,16 +292,61 @@ def test_float64_sigmoid_cliffs() -> None:
     assert p[0] == 0 and p[1] > 0 and p[2] < 1 and p[3] == 1
 
 
+def _bceloss_fade(z: torch.Tensor) -> Session:
+    """The page's F.binary_cross_entropy(sigmoid(z), 1), backward run, on logits z."""
+    return run_region(BCE, "bceloss-fade-maths", inputs={"torch": torch, "F": F, "zf": z})
+
+
 @pytest.mark.claim(
     BCE_PAGE,
-    "`nn.BCELoss` clamps the log at -100, which keeps the loss finite but makes the gradient 0",
+    "`nn.BCELoss` clamps the log at -100, which keeps the loss finite, and its backward pass "
+    "divides by `max(p * (1 - p), 1e-12)`, so the gradient on z fades from z ≈ -27.6, long "
+    "before the clamp, and is 0 where sigmoid underflows.",
 )
-def test_bce_loss_clamps() -> None:
-    z = torch.tensor([-100.0, -90.0], requires_grad=True)
-    loss = torch.nn.BCELoss(reduction="none")(torch.sigmoid(z), torch.ones(2))
-    loss.sum().backward()
-    assert loss.tolist() == [100.0, 100.0]
-    assert z.grad.abs().tolist() == [0.0, 0.0]  # the right gradient is sigma(z) - 1 = -1
+@pytest.mark.parametrize("dtype", [torch.float32, F64])
+def test_bce_loss_gradient_fades_before_the_clamp(dtype: torch.dtype) -> None:
+    points = [-20.0, -27.5, -27.7, -30.0, -40.0, -88.0, -90.0, -100.0]
+    z = torch.tensor(points, dtype=dtype, requires_grad=True)
+    page = _bceloss_fade(z)
+    loss, dz = page["loss"].detach(), z.grad
+    right = torch.sigmoid(z.detach()) - 1  # the right gradient, sigma(z) - 1, about -1 here
+    torch.testing.assert_close(dz[:2], right[:2])  # above the cut-off the gradient is right
+    assert dz[2].abs() < 0.95  # just below z = -27.63 it already falls short
+    assert dz[3].abs() < 0.1 * right[3].abs()  # z = -30
+    assert dz[4].abs() < 1e-5 * right[4].abs()  # z = -40
+    # ... where the loss is -log sigma(z), about -z, nowhere near the clamp at 100:
+    torch.testing.assert_close(loss[:5], -F.logsigmoid(z.detach()[:5]))
+    assert (loss[:5] < 41).all()
+    if dtype == torch.float32:  # sigmoid underflows below about -88.7: the clamp, gradient 0
+        assert loss[-2:].tolist() == [100.0, 100.0]
+        assert dz[-2:].tolist() == [0.0, 0.0]
+
+
+@pytest.mark.claim(
+    BCE_PAGE,
+    "$\\partial\\ell/\\partial p = (p - y)/\\max\\bigl(p(1 - p), 10^{-12}\\bigr)$: finite, "
+    "$-10^{12}$ at $p = 0$",
+)
+@settings(max_examples=60, deadline=None)
+@given(
+    st.one_of(st.sampled_from([-100.0, -88.0, -27.63, 0.0, 10.0]), st.floats(-110, 15)),
+    st.sampled_from([torch.float32, F64]),
+)
+@example(-40.0, torch.float32)
+@example(-30.0, F64)
+def test_bce_loss_backward_formula(z0: float, dtype: torch.dtype) -> None:
+    z = torch.tensor([z0], dtype=dtype, requires_grad=True)
+    page = _bceloss_fade(z)
+    p = page["pf"].detach()
+    q = p * (1 - p)
+    d_p = (p - 1) / q.clamp(min=1e-12)  # (p - y) / max(p (1 - p), 1e-12), label y = 1
+    torch.testing.assert_close(page["pf"].grad, d_p)
+    torch.testing.assert_close(z.grad, d_p * q)  # times the sigmoid's derivative p (1 - p)
+    assert torch.isfinite(page["pf"].grad).all()
+    if z0 >= -27.6:
+        torch.testing.assert_close(z.grad, p - 1)  # the factors cancel: the right gradient
+    elif z0 <= -35:
+        assert z.grad.abs().item() < 1e-3  # sigma(z) - 1 is about -1
 
 
 @pytest.mark.claim(BCE_PAGE, "which is `nan`, though the prediction is right")
@@ -364,6 +446,68 @@ def test_log1p_exp_overflows_logsumexp_does_not() -> None:
     torch.testing.assert_close(torch.logsumexp(torch.stack([torch.zeros(3), z], 1), 1), z)
 
 
+@pytest.mark.claim(
+    BCE_PAGE,
+    "Each has a backward pass of its own, so autograd through either form gives "
+    "$\\sigma(z) - y$, also at $z = 0$",
+)
+@settings(max_examples=60, deadline=None)
+@given(logits, targets, st.sampled_from([torch.float32, F64]))
+@example(0.0, 1.0, torch.float32)  # the kink of the max(z, 0) form
+@example(0.0, 0.0, F64)
+@example(100.0, 1.0, torch.float32)
+@example(-100.0, 1.0, torch.float32)
+@example(25.0, 0.5, F64)  # softplus returns z above its threshold, 20
+def test_logsigmoid_and_softplus_forms(z0: float, y0: float, dtype: torch.dtype) -> None:
+    page = run_region(BCE, "naive", "stable", "mean", "logsumexp", "building-blocks")
+    y = torch.tensor([y0], dtype=dtype)
+    for form in (page["bce_logsigmoid"], page["bce_softplus"]):
+        z = torch.tensor([z0], dtype=dtype, requires_grad=True)
+        loss = form(z, y)
+        loss.backward()
+        assert torch.isfinite(loss).all()
+        fused = F.binary_cross_entropy_with_logits(z.detach(), y, reduction="none")
+        torch.testing.assert_close(loss.detach(), fused)
+        # d/dz = sigma(z) - y, to within one rounding of 1 (no kink, no nan, no 0 * inf)
+        torch.testing.assert_close(z.grad, torch.sigmoid(z.detach()) - y)
+    assert page.output.count("\n  equals the fused loss: True") == 2
+
+
+@pytest.mark.claim(
+    BCE_PAGE, "which is $w(\\sigma(z) - 1)$ for label 1 and $\\sigma(z)$ for label 0"
+)
+@settings(max_examples=60, deadline=None)
+@given(
+    logits,
+    targets,
+    st.one_of(st.sampled_from([1.0, 3.0, 0.5]), st.floats(0, 10)),
+    st.sampled_from([torch.float32, F64]),
+)
+@example(-20.0, 0.0, 3.0, torch.float32)
+@example(100.0, 1.0, 3.0, torch.float32)
+def test_pos_weight_loss_and_gradient(z0: float, y0: float, w0: float, dtype: torch.dtype) -> None:
+    z = torch.tensor([z0], dtype=dtype, requires_grad=True)
+    y, w = torch.tensor([y0], dtype=dtype), torch.tensor(w0, dtype=dtype)
+    page = run_region(
+        BCE, "pos-weight-maths", inputs={"torch": torch, "F": F, "z": z, "y": y, "w": w}
+    )
+    zd = z.detach().double()
+    s = torch.sigmoid(zd)
+    log_s, log_1_minus_s = -F.softplus(-zd), -F.softplus(zd)  # log sigma(z), log(1 - sigma(z))
+    by_hand = -(w0 * y0 * log_s + (1 - y0) * log_1_minus_s)
+    # The fused form (1 - y) z + (1 + (w - 1) y) softplus(-z) adds terms of size about |z|
+    # that can cancel (the page says so at z = -20): allow a few roundings of that size.
+    terms = (1 + w0) * (abs(z0) + 1)
+    atol = 4 * torch.finfo(dtype).eps * terms
+    torch.testing.assert_close(page["weighted"].detach().double(), by_hand, rtol=1e-5, atol=atol)
+    grad = w0 * y0 * (s - 1) + (1 - y0) * s  # w y (sigma - 1) + (1 - y) sigma
+    torch.testing.assert_close(z.grad.double(), grad, rtol=1e-5, atol=1e-6)
+    if y0 == 1.0:
+        torch.testing.assert_close(z.grad.double(), w0 * (s - 1), rtol=1e-5, atol=1e-6)
+    if y0 == 0.0:
+        torch.testing.assert_close(z.grad.double(), s, rtol=1e-5, atol=1e-6)
+
+
 # --- full Jacobians and Hessians ----------------------------------------------------------
 
 
@@ -459,6 +603,72 @@ def test_square_jacobian(n: int) -> None:
         assert counted(lambda g: jacfwd_chunked(g, 1), h, x)[1] == n
         torch.testing.assert_close(torch.func.jacrev(h)(x), by_hand)
         torch.testing.assert_close(torch.func.jacfwd(h)(x), by_hand)
+
+
+@pytest.mark.claim(JAC_PAGE, "`jacfwd` has no `chunk_size`, but `vmap` does")
+def test_jacfwd_has_no_chunk_size() -> None:
+    page = jac_page()
+    assert "chunk_size" not in inspect.signature(page["jacfwd"]).parameters
+    assert "chunk_size" in inspect.signature(page["jacrev"]).parameters
+    assert "chunk_size" in inspect.signature(page["vmap"]).parameters
+    with pytest.raises(TypeError, match="chunk_size"):
+        page["jacfwd"](page["f"], chunk_size=1)
+
+
+@pytest.mark.claim(
+    JAC_PAGE,
+    "The older `torch.autograd.functional.jacobian` loops in Python by default, one backward "
+    "pass per output. `vectorize=True` turns the loop into one batched pass",
+)
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 5))
+def test_functional_jacobian_vectorize(m: int, n: int) -> None:
+    page = _quiet(JAC, "functional-vectorize", inputs=_quiet(JAC, "demonstration", "count"))
+    counted, jacobian = page["counted"], page["jacobian"]
+    shown = [line.split()[-1] for line in page.output.splitlines()[:3]]  # f: 2 outputs
+    assert shown == ["2", "1", "1"]
+    assert page.output.splitlines()[3].endswith("True True True")
+    A = torch.arange(1.0, m * n + 1, dtype=F64).reshape(m, n) / (m * n)
+
+    def h(x):
+        return torch.tanh(A @ x)  # R^n -> R^m
+
+    x = torch.linspace(-1, 1, n, dtype=F64)
+    by_hand = (1 - torch.tanh(A @ x) ** 2)[:, None] * A  # diag(1 - tanh^2) A
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert counted(lambda g: lambda t: jacobian(g, t), h, x) == (m, 0)
+        assert counted(lambda g: lambda t: jacobian(g, t, vectorize=True), h, x) == (1, 0)
+        forward = lambda g: lambda t: jacobian(g, t, vectorize=True, strategy="forward-mode")  # noqa: E731
+        assert counted(forward, h, x) == (0, 1)
+        for kwargs in ({}, {"vectorize": True}, {"vectorize": True, "strategy": "forward-mode"}):
+            torch.testing.assert_close(jacobian(h, x, **kwargs), by_hand)
+        with pytest.raises(NotImplementedError, match="vectorize=True"):
+            jacobian(h, x, strategy="forward-mode")  # "which only works with vectorize=True"
+
+
+@pytest.mark.claim(
+    JAC_PAGE,
+    "`argnums=(0, 1)` gives the Jacobian with respect to the parameters and to the input in one "
+    "call",
+)
+@settings(max_examples=15, deadline=None)
+@given(st.lists(values, min_size=3, max_size=3))
+def test_parameter_jacobian_by_hand(point: list[float]) -> None:
+    x = torch.tensor(point, dtype=F64)
+    inputs = {"torch": torch, "jacrev": torch.func.jacrev, "x": x}
+    page = run_region(JAC, "parameters", inputs=inputs)
+    J, J_x, model = page["J_params"], page["J_x"], page["model"]
+    W1, b1, W2 = (model[0].weight.detach(), model[0].bias.detach(), model[2].weight.detach())
+    h = torch.tanh(W1 @ x + b1)
+    back = W2 * (1 - h**2)  # d y_i / d (W1 x + b1)_k = W2_ik (1 - h_k^2)
+    eye = torch.eye(2, dtype=F64)
+    torch.testing.assert_close(J["2.bias"], eye)  # d y_i / d b2_j = delta_ij
+    torch.testing.assert_close(J["2.weight"], eye[:, :, None] * h)  # delta_ij h_k
+    torch.testing.assert_close(J["0.bias"], back)
+    torch.testing.assert_close(J["0.weight"], back[:, :, None] * x)  # W2_ik (1 - h_k^2) x_l
+    torch.testing.assert_close(J_x, back @ W1)
+    assert page["J_all"].shape == (2, sum(p.numel() for p in model.parameters()))
 
 
 @pytest.mark.claim(
@@ -632,6 +842,35 @@ def test_grad_reverse_function(start: list[float], lam: float, dtype: torch.dtyp
     assert torch.equal(x.grad, -lam * u)  # -lam times the upstream gradient
 
 
+@pytest.mark.claim(
+    GRL_PAGE,
+    "Returning `x` itself also works: autograd wraps an input that `forward` returns "
+    "unchanged in a view of it, with this node as its `grad_fn`",
+)
+@settings(max_examples=20, deadline=None)
+@given(tensors, factors, dtypes, st.booleans())
+def test_returning_x_itself_also_works(
+    start: list[float], lam: float, dtype: torch.dtype, leaf: bool
+) -> None:
+    page_function = grl_page()["GradReverse"]
+
+    class ReturnsX(page_function):  # the alternative the sentence names: forward returns x
+        @staticmethod
+        def forward(x, lam):
+            return x
+
+    u = torch.linspace(-2, 3, len(start), dtype=dtype)
+    for function in (page_function, ReturnsX):
+        x = torch.tensor(start, dtype=dtype, requires_grad=True)
+        source = x if leaf else x * 1  # a leaf, or a tensor in the middle of a graph
+        y = function.apply(source, lam)
+        assert y is not source and y._is_view() and y._base is source
+        assert type(y.grad_fn).__name__ == f"{function.__name__}Backward"
+        assert torch.equal(y.detach(), x.detach())
+        y.backward(u)
+        assert torch.equal(x.grad, -lam * u)  # -lam times the upstream gradient, both ways
+
+
 @pytest.mark.claim(GRL_PAGE, "a hook is a gradient reversal layer in one line")
 @settings(max_examples=30, deadline=None)
 @given(tensors, factors, dtypes)
@@ -648,17 +887,37 @@ def _detach_forms(x: torch.Tensor, s: float, u: torch.Tensor) -> Session:
     return run_region(GRL, "detach-trick-maths", inputs=inputs)
 
 
-@pytest.mark.claim(
-    GRL_PAGE, "and its value is $x$ exactly, because $x - \\mathrm{detach}(x)$ is exactly 0"
+finite_floats = st.one_of(
+    values,
+    st.sampled_from([0.0, -0.0, 3.4e38, -3.4e38, 1e-45, -1e-45, 1e-300]),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
 )
-@settings(max_examples=40, deadline=None)
-@given(tensors, factors, dtypes)
+
+
+@pytest.mark.claim(
+    GRL_PAGE,
+    "and its value is $x$ exactly, for every finite $x$, because $x - \\mathrm{detach}(x)$ is "
+    "exactly 0 (at $x = \\pm\\infty$ it is $\\infty - \\infty$, NaN)",
+)
+@settings(max_examples=60, deadline=None)
+@given(st.lists(finite_floats, min_size=1, max_size=6), factors, dtypes)
+@example([3.4e38, -3.4e38, 1e-45, 0.0], 4.0, torch.float32)  # the largest, the smallest
+@example([1.7e308, 5e-324], -4.0, F64)
 def test_exact_detach_form(start: list[float], s: float, dtype: torch.dtype) -> None:
     x = torch.tensor(start, dtype=dtype, requires_grad=True)
     u = torch.linspace(-2, 3, len(start), dtype=dtype)
     page = _detach_forms(x, s, u)
     assert torch.equal(page["exact"].detach(), x.detach())
     assert torch.equal(x.grad, s * u)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, F64])
+@pytest.mark.claim(GRL_PAGE, "(at $x = \\pm\\infty$ it is $\\infty - \\infty$, NaN)")
+def test_exact_detach_form_at_infinity(dtype: torch.dtype) -> None:
+    x = torch.tensor([math.inf, -math.inf, 1.0], dtype=dtype, requires_grad=True)
+    page = _detach_forms(x, 0.1, torch.ones(3, dtype=dtype))
+    exact = page["exact"].detach()
+    assert exact[:2].isnan().all() and exact[2] == 1.0
 
 
 @pytest.mark.claim(GRL_PAGE, "its derivative is $s$, and its value is $x$, up to rounding")

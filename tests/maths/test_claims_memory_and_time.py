@@ -80,3 +80,134 @@ def test_under_no_grad_every_intermediate_result_goes(n_in, width, batch) -> Non
         )
     )
     assert _outputs_alive(model, torch.randn(batch, n_in), grad=False) == [False] * 4
+
+
+# --- mixed precision, checkpointing and save_on_cpu ---
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _base_page():
+    return run_region(SNIPPET, "saved-one", "recorder", "adam-bytes")
+
+
+@pytest.mark.claim(PAGE, "bfloat16 keeps 8 significant bits, so the next number above 1 is")
+@settings(max_examples=50, deadline=None)
+@given(st.floats(0, 2.0**-8, exclude_max=True))
+def test_bfloat16_loses_a_step_smaller_than_half_its_spacing(step: float) -> None:
+    page = run_region(SNIPPET, "bf16-step", inputs={"torch": torch})
+    assert page.output.endswith("1 + 0.001 in bfloat16: 1.0000\n")
+    one = torch.tensor(1.0, dtype=torch.bfloat16)
+    assert torch.finfo(torch.bfloat16).eps == 2.0**-7  # 8 significant bits: 1 + 7 stored
+    assert torch.nextafter(one, torch.tensor(2.0, dtype=torch.bfloat16)).item() == 1 + 2.0**-7
+    assert (one + step).item() == 1.0  # below half the gap: rounds back to 1
+    if step >= 2.0**-20:
+        assert (torch.tensor(1.0) + step).item() > 1.0  # float32 keeps it
+
+
+@pytest.mark.claim(PAGE, "16 bytes per parameter, as in float32")
+@settings(max_examples=8, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 12), st.integers(1, 20))
+def test_mixed_precision_keeps_16_bytes_per_parameter(n_in, hidden, n_out, batch) -> None:
+    page = _base_page()
+    sizes = {"n_in": n_in, "hidden": hidden, "n_out": n_out}
+    inputs = {
+        **page,
+        **sizes,
+        "inputs": torch.randn(batch, n_in),
+        "wanted": torch.randn(batch, n_out),
+    }
+    run = run_region(SNIPPET, "mixed-precision", inputs=inputs)
+    parameters = n_in * hidden + hidden + hidden * n_out + n_out
+    assert list(run["mixed"].values()) == [2 * parameters] * 2 + [4 * parameters] * 3
+    assert "bytes per parameter: 16.0\n" in run.output
+    # the 16-bit activations: the hidden output and the difference, 2 bytes each
+    assert f"activations (saved for backward): {2 * batch * (hidden + n_out)} bytes" in run.output
+    assert all(p.grad is None for p in run["masters"])  # the float32 gradients: dropped
+    assert all(q.dtype == torch.bfloat16 for q in run["lows"])
+    assert all(
+        torch.equal(p.bfloat16(), q) for p, q in zip(run["masters"], run["lows"], strict=True)
+    )
+
+
+@pytest.mark.claim(PAGE, "It keeps the segment's input, and in")
+@settings(max_examples=8, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 30), st.integers(1, 10))
+def test_checkpointing_keeps_the_input_and_recomputes_with_the_same_gradients(n_in, width, batch):
+    page = run_region(SNIPPET, "saved-one", "recorder", "mlp", "checkpoint")
+    assert "the same gradients: True" in page.output
+    model = nn.Sequential(
+        nn.Linear(n_in, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU(), nn.Linear(width, 3)
+    )
+    x = torch.randn(batch, n_in)
+    run = run_region(SNIPPET, "checkpoint", inputs={**page, "model": model, "x": x})
+    lines = run.output.splitlines()
+    # plain: h1 and h2 are kept; checkpointed: only h2 (the last layer's input)
+    assert f"bytes kept for backward: {2 * batch * width * 4}" in lines[1]
+    assert f"bytes kept for backward: {batch * width * 4}" in lines[4]
+    assert "the first layer ran 2 times" in lines[5]  # once more, during backward()
+    assert lines[-1] == "the same gradients: True"
+
+
+TENSORS = {
+    "matrix": lambda: torch.randn(4, 3),
+    "scalar": lambda: torch.tensor(2.5),
+    "empty": lambda: torch.empty(0, 3),
+    "a view": lambda: torch.randn(4, 6)[:, ::2],
+    "int64": lambda: torch.arange(5),
+    "float64": lambda: torch.randn(3, dtype=torch.float64),
+}
+
+
+@pytest.mark.claim(
+    PAGE, "Without pinning, `pack` keeps `tensor.cpu()`, which for a tensor on the CPU"
+)
+@pytest.mark.parametrize("make", TENSORS.values(), ids=list(TENSORS))
+def test_save_on_cpu_copies_a_cpu_tensor_only_when_pinning(make) -> None:
+    page = _base_page()
+    run = run_region(SNIPPET, "mlp", "profile-step", "checkpoint", "save-on-cpu", inputs=page)
+    assert "pin_memory=False: pack returns the device (cpu) and the same memory" in run.output
+    assert "pin_memory=True : pack returns the device (cpu) and a copy" in run.output
+    tensor = make()
+    for pin in (False, True):
+        hooks = torch.autograd.graph.save_on_cpu(pin_memory=pin)
+        device, packed = hooks.pack_hook(tensor)
+        assert device == tensor.device and torch.equal(packed, tensor)
+        assert (packed is tensor) != pin  # without pinning, the tensor itself
+        if pin:  # a copy, in ordinary memory: there is no GPU to pin it for
+            assert not packed.is_pinned()
+            assert tensor.numel() == 0 or packed.data_ptr() != tensor.data_ptr()
+        unpacked = hooks.unpack_hook((device, packed))  # back to the device it came from
+        assert unpacked.device == tensor.device and torch.equal(unpacked, tensor)
+
+
+@pytest.mark.claim(PAGE, "`save_on_cpu` copies every tensor a node saves")
+@pytest.mark.parametrize(
+    ("n_in", "width", "n_out", "batch"), [(100, 200, 10, 64), (7, 5, 3, 2), (3, 16, 1, 9)]
+)
+def test_save_on_cpu_with_pinning_copies_every_saved_tensor(n_in, width, n_out, batch) -> None:
+    page = _base_page()
+    page = run_region(SNIPPET, "mlp", "profile-step", inputs=page)
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Linear(n_in, width),
+        nn.ReLU(),
+        nn.Linear(width, width),
+        nn.ReLU(),
+        nn.Linear(width, n_out),
+    )
+    x = torch.randn(batch, n_in)
+    run = run_region(SNIPPET, "checkpoint", "save-on-cpu", inputs={**page, "model": model, "x": x})
+    # every saved tensor, once per node that saves it: the input, h1 twice, W2^T, h2 twice, W3^T
+    copies = 4 * (batch * n_in + 4 * batch * width + width * width + n_out * width)
+    output = 4 * batch * n_out
+    assert f"bytes of all the tensors the forward pass saves: {copies}\n" in run.output
+    assert (
+        f"save_on_cpu(pin_memory=True)  in use after the forward pass: {copies + output:6} bytes"
+        in run.output
+    )
+    plain = f"in use after the forward pass: {2 * 4 * batch * width + output:6} bytes"
+    assert run.output.count(plain) == 2  # no hooks, and save_on_cpu() without pinning
+    assert run.output.count("the same gradients: True") == 1  # checkpointing: bit for bit
+    assert run.output.count("the same gradients, up to rounding: True") == 3

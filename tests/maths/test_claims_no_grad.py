@@ -125,3 +125,94 @@ def test_backward_works_under_no_grad(create_graph: bool) -> None:
         (g,) = torch.autograd.grad(y, x, create_graph=create_graph)
     assert g.item() == 27.0  # 3x² at x = 3
     assert (g.grad_fn is not None) == create_graph  # the graph of the gradient, if asked
+
+
+def _forward_mode_inputs(value: float, rate: float, dtype: torch.dtype) -> dict:
+    import torch.autograd.forward_ad as fwAD
+
+    return {
+        "torch": torch,
+        "fwAD": fwAD,
+        "value": torch.tensor(value, dtype=dtype),
+        "rate": torch.tensor(rate, dtype=dtype),
+    }
+
+
+@pytest.mark.claim(PAGE, "It does not switch off **forward-mode AD** either.")
+@settings(max_examples=30, deadline=None)
+@given(
+    st.floats(-5, 5, allow_nan=False, width=32),
+    st.floats(-3, 3, allow_nan=False, width=32),
+    st.sampled_from([torch.float32, torch.float64]),
+)
+def test_a_value_made_under_no_grad_keeps_its_tangent(
+    value: float, rate: float, dtype: torch.dtype
+) -> None:
+    page = run_region(
+        SNIPPET, "forward-mode-maths", inputs=_forward_mode_inputs(value, rate, dtype)
+    )
+    # s = 3x: ds = 3 dx; loss = x^2 * s = 3x^3: d loss = 9x^2 dx (reverse mode: 6x^2 dx only)
+    assert page["tangent_of_scale"].item() == pytest.approx(3 * rate, rel=1e-5, abs=1e-6)
+    assert page["tangent_of_loss"].item() == pytest.approx(9 * value**2 * rate, rel=1e-5, abs=1e-5)
+
+
+MODES_THAT_STOP_RECORDING = {
+    "no_grad": torch.no_grad,
+    "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False),
+    "no_grad in enable_grad": lambda: _nested(torch.enable_grad, torch.no_grad),
+}
+TANGENT_OPS = {
+    "mul": lambda t: t * 3,
+    "sin": torch.sin,
+    "pow": lambda t: t**2,
+    "view": lambda t: t[:1],
+    "sum": torch.sum,
+}
+
+
+@pytest.mark.claim(PAGE, "Forward-mode AD still works under `no_grad()`: a value made there keeps")
+@pytest.mark.parametrize(
+    "mode", MODES_THAT_STOP_RECORDING.values(), ids=list(MODES_THAT_STOP_RECORDING)
+)
+@pytest.mark.parametrize("op", TANGENT_OPS.values(), ids=list(TANGENT_OPS))
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_every_mode_that_stops_recording_keeps_the_tangents(mode, op, requires_grad: bool) -> None:
+    import torch.autograd.forward_ad as fwAD
+
+    run_region(SNIPPET, "off", "forward-mode")
+    primal = torch.tensor([0.0, 1.0, -2.0], requires_grad=requires_grad)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(primal, torch.tensor([1.0, 2.0, 3.0]))
+        expected = fwAD.unpack_dual(op(dual)).tangent  # grad mode on
+        with mode():
+            result = op(dual)
+            assert result.grad_fn is None  # nothing recorded for backward()
+        assert torch.equal(fwAD.unpack_dual(result).tangent, expected)
+
+
+@pytest.mark.claim(PAGE, "`inference_mode()` does switch forward mode off: its results carry no")
+@pytest.mark.parametrize("op", TANGENT_OPS.values(), ids=list(TANGENT_OPS))
+def test_inference_mode_results_carry_no_tangent(op) -> None:
+    import torch.autograd.forward_ad as fwAD
+
+    page = run_region(SNIPPET, "off", "forward-mode")
+    assert page["tangent_inference"] is None
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(torch.tensor([0.0, 1.0, -2.0]), torch.ones(3))
+        with torch.inference_mode():
+            assert fwAD.unpack_dual(op(dual)).tangent is None
+
+
+@pytest.mark.claim(PAGE, "`.detach()` makes a constant for both modes")
+@pytest.mark.parametrize("op", TANGENT_OPS.values(), ids=list(TANGENT_OPS))
+def test_detach_makes_a_constant_for_forward_and_reverse_mode(op) -> None:
+    import torch.autograd.forward_ad as fwAD
+
+    page = run_region(SNIPPET, "off", "forward-mode")
+    assert page["tangent_detached"] is None
+    primal = torch.tensor([0.5, 1.0, -2.0], requires_grad=True)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(primal, torch.ones(3))
+        constant = op(dual).detach()
+        assert fwAD.unpack_dual(constant).tangent is None  # forward mode: no tangent
+    assert not constant.requires_grad and constant.grad_fn is None  # reverse mode: no path

@@ -9,6 +9,7 @@ current-style functions, run on the page's own classes.
   mask m the forward pass drew (preserve_rng_state=True replays it).
 """
 
+import contextlib
 import functools
 import warnings
 
@@ -16,10 +17,14 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch.autograd.gradcheck import GradcheckError
+from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.checkpoint import (
+    CheckpointError,
     CheckpointPolicy,
     checkpoint,
     create_selective_checkpoint_contexts,
+    set_checkpoint_early_stop,
 )
 
 from . import run_region
@@ -445,3 +450,328 @@ def test_save_on_cpu_moves_nothing_on_a_cpu() -> None:
         y = PAGE["MyExp"].apply(x)
     y.sum().backward()
     assert torch.equal(x.grad, torch.exp(x.detach()))
+
+
+# --- Double backward: save inputs and outputs, not intermediates ----------------------------
+
+DOUBLE = run_region(
+    SNIPPET,
+    "my-exp",
+    "saved-output",
+    "saved-intermediate",
+    "intermediate-as-output",
+    "materialize-grads",
+)
+
+
+@pytest.mark.claim(CUSTOM, "A saved *output* works too.")
+@settings(max_examples=30, deadline=None)
+@given(edges, dtypes)
+def test_a_saved_output_supports_double_and_triple_backward(
+    start: list[float], dtype: torch.dtype
+) -> None:
+    x = torch.tensor(start, dtype=dtype, requires_grad=True)
+    y = DOUBLE["MyExp"].apply(x)
+    (first,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    (second,) = torch.autograd.grad(first.sum(), x, create_graph=True)
+    (third,) = torch.autograd.grad(second.sum(), x)
+    e = torch.exp(x.detach())
+    for derivative in (first, second, third):  # every derivative of e^x is e^x
+        torch.testing.assert_close(derivative.detach(), e)
+    # An incoming gradient that requires grad: L = sum(x e^x), L'' = 2e^x + x e^x.
+    x = torch.tensor(start, dtype=dtype, requires_grad=True)
+    (first,) = torch.autograd.grad((x * DOUBLE["MyExp"].apply(x)).sum(), x, create_graph=True)
+    (second,) = torch.autograd.grad(first.sum(), x)
+    torch.testing.assert_close(second, (2 + x.detach()) * torch.exp(x.detach()))
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "The first derivative is right, and `gradcheck` passes: it checks first derivatives only.",
+)
+@settings(max_examples=20, deadline=None)
+@given(edges, dtypes)
+def test_a_saved_intermediate_passes_gradcheck_and_gives_no_graph(
+    start: list[float], dtype: torch.dtype
+) -> None:
+    function = DOUBLE["SoftplusSavedSigmoid"].apply
+    x = torch.tensor(start, dtype=dtype, requires_grad=True)
+    (first,) = torch.autograd.grad(function(x).sum(), x, create_graph=True)
+    torch.testing.assert_close(first, _sigma(x.detach()))  # softplus' = σ
+    assert not first.requires_grad  # a constant incoming gradient times a constant s
+    x64 = torch.tensor(start, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(function, (x64,))
+
+
+@pytest.mark.claim(CUSTOM, "`gradgradcheck` catches it.")
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("points", [[-2.0, 0.0, 2.0], [0.5], [-7.0, 3.0]])
+def test_gradgradcheck_rejects_the_saved_intermediate(seed: int, points: list[float]) -> None:
+    torch.manual_seed(seed)
+    x = torch.tensor(points, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(GradcheckError, match="Jacobian mismatch"):
+        torch.autograd.gradgradcheck(DOUBLE["SoftplusSavedSigmoid"].apply, (x,))
+    # ... while StableSoftplus, which recomputes σ(x) from the saved input, passes.
+    x = torch.tensor(points, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradgradcheck(PAGE["StableSoftplus"].apply, (x,))
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "Autograd gets the two $\\sigma(x)$ terms but not the last one, the derivative of the "
+    "frozen $s$. That term is 0 at $x = 0$, so there the answer happens to be right",
+)
+@settings(max_examples=30, deadline=None)
+@given(edges, dtypes)
+def test_a_saved_intermediate_silently_drops_the_term_of_s(
+    start: list[float], dtype: torch.dtype
+) -> None:
+    x = torch.tensor(start, dtype=dtype, requires_grad=True)
+    inputs = {"torch": torch, "x": x, "SoftplusSavedSigmoid": DOUBLE["SoftplusSavedSigmoid"]}
+    page = run_region(SNIPPET, "saved-intermediate-silent", inputs=inputs)
+    s = _sigma(x.detach())
+    torch.testing.assert_close(page["second"], 2 * s)  # σ + σ, no error
+    right = 2 * s + x.detach() * s * (1 - s)  # by hand
+    missing = x.detach() * s * (1 - s)
+    torch.testing.assert_close(page["second"] + missing, right)
+    at_zero = x.detach() == 0  # the missing term is 0 there: the same answer, exactly
+    assert torch.equal(page["second"][at_zero], right[at_zero])
+    assert torch.equal(page["second"][at_zero], torch.ones_like(right[at_zero]))  # 2σ(0) = 1
+
+
+@pytest.mark.claim(
+    CUSTOM, "The second derivative is now $\\sigma(1 - \\sigma)$, and `gradgradcheck` passes."
+)
+@settings(max_examples=30, deadline=None)
+@given(edges, dtypes, st.floats(-2, 2), st.floats(-2, 2))
+def test_an_intermediate_returned_as_an_output_supports_double_backward(
+    start: list[float], dtype: torch.dtype, a: float, b: float
+) -> None:
+    function = DOUBLE["SoftplusAndSigmoid"].apply
+    x = torch.tensor(start, dtype=dtype, requires_grad=True)
+    y, _ = function(x)
+    (first,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    (second,) = torch.autograd.grad(first.sum(), x)
+    s = _sigma(x.detach())
+    torch.testing.assert_close(second, s * (1 - s))
+    # Both outputs in the loss, L = sum(a y + b s): L' = aσ + bσ(1 - σ),
+    # L'' = aσ(1 - σ) + bσ(1 - σ)(1 - 2σ).
+    x = torch.tensor(start, dtype=dtype, requires_grad=True)
+    y, s_out = function(x)
+    (first,) = torch.autograd.grad((a * y + b * s_out).sum(), x, create_graph=True)
+    (second,) = torch.autograd.grad(first.sum(), x)
+    torch.testing.assert_close(first.detach(), a * s + b * s * (1 - s))
+    torch.testing.assert_close(second, a * s * (1 - s) + b * s * (1 - s) * (1 - 2 * s))
+    torch.manual_seed(0)
+    x64 = torch.tensor(start, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradgradcheck(lambda t: function(t)[0], (x64,))
+    assert torch.autograd.gradgradcheck(lambda t: sum(function(t)), (x64,))
+
+
+def _received(function, use: str) -> list[str]:
+    """What backward received, one call: the loss uses the softplus, the sigmoid, or both."""
+    DOUBLE["SoftplusAndSigmoid"].calls.clear()
+    x = torch.tensor([-1.0, 0.5], requires_grad=True)
+    y, s = function.apply(x)
+    loss = {"y": y.sum(), "s": s.sum(), "both": (y + s).sum()}[use]
+    loss.backward()
+    return list(DOUBLE["SoftplusAndSigmoid"].calls)
+
+
+@pytest.mark.claim(CUSTOM, "The gradient of an unused output then arrives as `None`")
+@pytest.mark.parametrize("use", ["y", "s", "both"])
+def test_set_materialize_grads_false_gives_none_for_an_unused_output(use: str) -> None:
+    ones = str([1.0, 1.0])
+    by_default = _received(DOUBLE["SoftplusAndSigmoid"], use)
+    without = _received(DOUBLE["SoftplusAndSigmoidNone"], use)  # logs into the same list
+    expected = {
+        "y": (f"grad_y {ones}, grad_s zeros", f"grad_y {ones}, grad_s None"),
+        "s": (f"grad_y zeros, grad_s {ones}", f"grad_y None, grad_s {ones}"),
+        "both": (f"grad_y {ones}, grad_s {ones}",) * 2,
+    }[use]
+    assert by_default == [expected[0]]  # by default: autograd fills in zeros
+    assert without == [expected[1]]
+
+
+# --- Nesting, early stop, autocast and the determinism check -------------------------------
+
+
+@functools.cache
+def _nested() -> dict:
+    return run_region(SNIPPET, "my-exp", "mlp", "counting", "nested", "early-stop")
+
+
+def _order_of_calls(early_stop: bool) -> list[int]:
+    page = _nested()
+    blocks, order = page["blocks"], []
+    hooks = [
+        blocks[i].register_forward_pre_hook(lambda m, a, i=i: order.append(i)) for i in range(4)
+    ]
+    try:
+        with set_checkpoint_early_stop(early_stop):
+            out = page["pairs_in_one"](page["inputs"])
+        order.clear()
+        out.sum().backward()
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return order
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "During `backward()`, the outer segment is recomputed first, to recreate what it keeps "
+    "for its own graph: the input of the second pair, which blocks 0 and 1 compute. Then "
+    "each pair is recomputed when its tensors are needed.",
+)
+def test_the_outer_checkpoint_recomputes_first_and_stops_early() -> None:
+    assert "pairs in one          8  [2, 2, 1, 1]" in _nested().output
+    # Outer recomputation (blocks 0, 1), then the second pair, then the first.
+    assert _order_of_calls(early_stop=True) == [0, 1, 2, 3, 0, 1]
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "`torch.utils.checkpoint.set_checkpoint_early_stop(False)`, active while the forward "
+    "pass runs, turns it off.",
+)
+def test_without_early_stop_the_outer_recomputation_runs_every_block() -> None:
+    assert _order_of_calls(early_stop=False) == [0, 1, 2, 3, 2, 3, 0, 1]
+
+
+class _CountMatmuls(TorchDispatchMode):
+    def __init__(self) -> None:
+        super().__init__()
+        self.addmm = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.addmm += func.overloadpacket.__name__ == "addmm"
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "With early stop, the recomputation ends as `head` starts, before its matrix product "
+    "runs; without it, `head` runs to the end",
+)
+@pytest.mark.parametrize("early_stop", [True, False])
+def test_early_stop_skips_the_head_s_product(early_stop: bool) -> None:
+    page = _nested()
+    assert "early stop True : head's forward completed 0 time(s)" in page.output
+    assert "early stop False: head's forward completed 1 time(s)" in page.output
+    with set_checkpoint_early_stop(early_stop):
+        out = checkpoint(page["block_and_head"], page["inputs"], use_reentrant=False)
+    with _CountMatmuls() as ops:
+        out.sum().backward()
+    # By hand: block 0's two products (widen, narrow) must run again; head's only
+    # without early stop.
+    assert ops.addmm == (2 if early_stop else 3)
+
+
+@pytest.mark.claim(
+    CUSTOM, "The reentrant variant has no early stop: it always runs its whole segment again."
+)
+def test_the_reentrant_variant_always_runs_the_whole_segment() -> None:
+    page = _nested()
+    h = page["inputs"].clone().requires_grad_()  # the reentrant variant needs such an input
+    with set_checkpoint_early_stop(True):
+        out = checkpoint(page["block_and_head"], h, use_reentrant=True)
+    with _CountMatmuls() as ops:
+        out.sum().backward()
+    assert ops.addmm == 3
+
+
+@functools.cache
+def _autocast_page() -> dict:
+    return run_region(SNIPPET, "my-exp", "mlp", "autocast")
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "`checkpoint` records whether autocast was on, and with which type, and runs the "
+    "recomputation under the same setting",
+)
+@pytest.mark.parametrize("forward_in_autocast", [True, False])
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_the_recomputation_replays_the_forward_pass_s_autocast(
+    forward_in_autocast: bool, use_reentrant: bool
+) -> None:
+    page = _autocast_page()
+    assert "[torch.bfloat16, torch.bfloat16]" in page.output
+    block, inputs = page["blocks"][0], page["inputs"].clone().requires_grad_()
+    dtypes: list[torch.dtype] = []
+    hook = block.widen.register_forward_hook(lambda m, a, out: dtypes.append(out.dtype))
+    autocast = torch.autocast("cpu", dtype=torch.bfloat16)
+    try:
+        block.zero_grad()
+        with autocast if forward_in_autocast else contextlib.nullcontext():
+            out = checkpoint(block, inputs, use_reentrant=use_reentrant)
+        # backward() under the opposite setting: the recomputation must not follow it.
+        with contextlib.nullcontext() if forward_in_autocast else autocast:
+            out.float().sum().backward()
+    finally:
+        hook.remove()
+    expected = torch.bfloat16 if forward_in_autocast else torch.float32
+    assert dtypes == [expected, expected]
+
+
+_DETERMINISM = "Recomputed values for the following tensors have different metadata"
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    'with `determinism_check="default"`, each recomputed tensor must have the shape, the '
+    "type and the device of the one the forward pass saved",
+)
+@pytest.mark.parametrize("change", ["shape", "dtype"])
+def test_the_determinism_check_catches_a_shape_or_dtype_change(change: str) -> None:
+    setting = {"rows": 3, "dtype": torch.float32}
+
+    def segment(h: torch.Tensor) -> torch.Tensor:
+        return h[: setting["rows"]].to(setting["dtype"]).pow(2).sum()
+
+    h = torch.arange(1.0, 6.0, requires_grad=True)
+    out = checkpoint(segment, h, use_reentrant=False)
+    setting.update(rows=4) if change == "shape" else setting.update(dtype=torch.float64)
+    with pytest.raises(CheckpointError, match=_DETERMINISM):
+        out.backward()
+    # The page's own segment, with its own setting changed.
+    page = run_region(SNIPPET, "my-exp", "determinism-check")
+    with pytest.raises(CheckpointError, match=r"'shape': torch\.Size"):
+        page["out"].backward()
+
+
+@pytest.mark.claim(
+    CUSTOM,
+    "The check compares shapes, types and devices, not values. A change that keeps every "
+    "shape goes through, and gives a wrong gradient.",
+)
+@settings(max_examples=20, deadline=None)
+@given(st.floats(-3, 3), st.lists(st.floats(-4, 4), min_size=1, max_size=5))
+def test_a_value_change_goes_through_the_determinism_check(
+    new_offset: float, values: list[float]
+) -> None:
+    page = run_region(SNIPPET, "my-exp", "determinism-silent")
+    assert torch.equal(page["h"].grad, 2 * (page["h"].detach() + 1))  # 2(h + 1), not 2h
+    h = torch.tensor(values, requires_grad=True)
+    page["offset"]["value"] = 0.0
+    out = checkpoint(page["shifted_square"], h, use_reentrant=False)
+    page["offset"]["value"] = new_offset
+    out.backward()
+    # By hand: the square saved h + c; recomputed with the new c, d/dh = 2(h + c_new).
+    torch.testing.assert_close(h.grad, 2 * (h.detach() + new_offset))
+
+
+@pytest.mark.claim(CUSTOM, '`determinism_check="none"` turns the check off.')
+def test_determinism_check_none_turns_the_check_off() -> None:
+    page = run_region(SNIPPET, "my-exp", "determinism-check")  # rows["kept"] changed to 4
+    out = checkpoint(
+        page["first_rows"],
+        torch.arange(1.0, 6.0, requires_grad=True),
+        use_reentrant=False,
+        determinism_check="none",
+    )
+    page["rows"]["kept"] = 5
+    with pytest.raises(RuntimeError) as error:  # a size error deeper in, not the check's
+        out.backward()
+    assert not isinstance(error.value, CheckpointError)

@@ -7,13 +7,9 @@ it. The maths the test writes itself is the hand derivation on the page.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import re
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,24 +20,13 @@ from packaging.version import Version
 
 from . import run_region
 
-SNIPPET = (
-    Path(__file__).resolve().parents[2] / "snippets" / "deeper" / "forward_and_reverse_mode.py"
-)
-
 
 def run_regions(*names: str) -> dict[str, Any]:
-    """Run the named regions of the page's snippet, in order, in one fresh namespace."""
-    text = SNIPPET.read_text(encoding="utf-8")
-    namespace: dict[str, Any] = {"__name__": "page"}
-    for name in names:
-        match = re.search(
-            rf"^# --8<-- \[start:{name}\]\n(.*?)^# --8<-- \[end:{name}\]", text, re.S | re.M
-        )
-        assert match, f"no region {name!r} in {SNIPPET.name}"
-        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            exec(compile(match[1], f"{SNIPPET.name}:{name}", "exec"), namespace)
-    return namespace
+    """Run the named regions of the page's snippet, in order, in one fresh namespace
+    (run_region: the engine's region reader), warnings swallowed."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_region("deeper/forward_and_reverse_mode", *names)
 
 
 PAGE = run_regions("quiet-start", "jacobian", "per-sample", "per-example-linear")
@@ -219,3 +204,59 @@ def test_vmap_randomness_different_is_the_batch_s_draw(shape: tuple[int, ...]) -
     assert torch.equal(page["different"], page["batch"])
     assert all(torch.equal(row, page["same"][0]) for row in page["same"])
     assert set(page["batch"].unique().tolist()) <= {0.0, 2.0}  # kept entries scaled by 2
+
+
+# --- Ghost clipping: the clipped sum from two backward passes ---------------------------
+
+FR_MD = "docs/deeper/forward-and-reverse-mode.md"
+
+
+@pytest.mark.claim(
+    FR_MD,
+    "So its squared norm is a sum over the layers of "
+    "$\\lVert \\delta_i \\rVert^2 \\bigl(\\lVert h_i \\rVert^2 + 1\\bigr)$",
+)
+@pytest.mark.claim(
+    FR_MD,
+    "Each $c_i$ is a number, so $\\sum_i c_i\\, g_i$ is the gradient of $\\sum_i c_i\\, \\ell_i$",
+)
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=6).flatmap(
+        lambda b: st.tuples(
+            st.lists(st.floats(-3, 3, allow_nan=False), min_size=3 * b, max_size=3 * b),
+            st.lists(st.floats(-3, 3, allow_nan=False), min_size=b, max_size=b),
+        )
+    ),
+    st.sampled_from([1e-3, 0.5, 1.0, 4.0, 1e6]),  # from every example clipped to none
+)
+def test_ghost_clipping_is_the_sum_of_clipped_per_example_gradients(
+    data: tuple[list, list], max_norm: float
+) -> None:
+    # By hand: delta2_i = 2 r_i, delta1_i = (W2^T delta2_i) * (1 - h_i^2); example i's
+    # gradient is (delta1_i x_i^T, delta1_i, delta2_i h_i^T, delta2_i), its factor
+    # c_i = min(1, C / ||g_i||), and the result sum_i c_i g_i.
+    X = torch.tensor(data[0]).reshape(-1, 3)
+    t = torch.tensor(data[1])
+    run = run_region("deeper/forward_and_reverse_mode", "ghost-clipping-maths", inputs={**PAGE})
+    norms, clipped = run["ghost_clipped_gradient"](X, t, max_norm)
+    mlp = PAGE["mlp"]
+    W1, b1 = mlp[0].weight.detach(), mlp[0].bias.detach()
+    W2, b2 = mlp[2].weight.detach(), mlp[2].bias.detach()
+    h = torch.tanh(X @ W1.T + b1)
+    r = (h @ W2.T + b2).squeeze(1) - t
+    delta2 = 2 * r.unsqueeze(1)
+    delta1 = (delta2 @ W2) * (1 - h**2)
+    per_example = {
+        "0.weight": delta1.unsqueeze(2) * X.unsqueeze(1),
+        "0.bias": delta1,
+        "2.weight": delta2.unsqueeze(2) * h.unsqueeze(1),
+        "2.bias": delta2,
+    }
+    flat = torch.cat([g.flatten(1) for g in per_example.values()], dim=1)
+    hand_norms = flat.norm(dim=1)
+    torch.testing.assert_close(norms, hand_norms, rtol=1e-4, atol=1e-5)
+    factors = torch.where(hand_norms > max_norm, max_norm / hand_norms, 1.0)
+    for name, g in per_example.items():
+        hand = (factors.view(-1, *[1] * (g.dim() - 1)) * g).sum(0)
+        torch.testing.assert_close(clipped[name], hand, rtol=1e-4, atol=1e-5)

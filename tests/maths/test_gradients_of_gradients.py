@@ -8,13 +8,11 @@ it. The maths the test writes itself is the hand derivation on the page.
 from __future__ import annotations
 
 import contextlib
-import io
-import re
+import itertools
 import subprocess
 import sys
 import warnings
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,22 +23,13 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import Session, run_region
 
-SNIPPET = Path(__file__).resolve().parents[2] / "snippets" / "deeper" / "gradients_of_gradients.py"
-
 
 def run_regions(*names: str) -> dict[str, Any]:
-    """Run the named regions of the page's snippet, in order, in one fresh namespace."""
-    text = SNIPPET.read_text(encoding="utf-8")
-    namespace: dict[str, Any] = {"__name__": "page"}
-    for name in names:
-        match = re.search(
-            rf"^# --8<-- \[start:{name}\]\n(.*?)^# --8<-- \[end:{name}\]", text, re.S | re.M
-        )
-        assert match, f"no region {name!r} in {SNIPPET.name}"
-        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            exec(compile(match[1], f"{SNIPPET.name}:{name}", "exec"), namespace)
-    return namespace
+    """Run the named regions of the page's snippet, in order, in one fresh namespace
+    (run_region: the engine's region reader), warnings swallowed."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_region("deeper/gradients_of_gradients", *names)
 
 
 PAGE = run_regions("quiet-start", "tanh", "hessian", "maml")
@@ -197,6 +186,7 @@ def test_hessian_is_jacfwd_of_jacrev(seed: int) -> None:
 
 
 GAUSS_NEWTON = run_region("deeper/gradients_of_gradients", "quiet-start", "gauss-newton")
+HESSIAN_FREE = run_region("deeper/gradients_of_gradients", "hessian-free", inputs=GAUSS_NEWTON)
 
 
 @settings(max_examples=25, deadline=None)
@@ -311,3 +301,292 @@ def test_the_reference_cycle_warning_comes_once_per_process() -> None:
         timeout=300,
     )
     assert ran.stderr.count("will create a reference cycle") == 1 + 2, ran.stderr
+
+
+# --- Pearlmutter's R-operator, the memory of the HVPs, power iteration -------------------
+
+PAGE_MD = "docs/deeper/gradients-of-gradients.md"
+
+
+@cache
+def curvature_page() -> Session:
+    return run_region(
+        "deeper/gradients_of_gradients",
+        "quiet-start",
+        "flops",
+        "flops-deep",
+        "hessian-compositions",
+        "hvp-forward-over-reverse",
+        "r-operator",
+        "hvp-memory",
+        "power-iteration",
+    )
+
+
+@contextlib.contextmanager
+def _page_data(page: Session, X: torch.Tensor, target: torch.Tensor):
+    """The page's functions read X and target from its session: swap them for a while."""
+    saved = page["X"], page["target"]
+    page["X"], page["target"] = X, target
+    try:
+        yield
+    finally:
+        page["X"], page["target"] = saved
+
+
+@pytest.mark.claim(
+    PAGE_MD,
+    "Written by hand, the R-pass gives the gradient and $Hv$ together, equal to "
+    "`jvp(grad(loss))`, to the double backward and to $H$ times $v$.",
+)
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(1, 9),  # rows of X, one row included
+    st.integers(1, 6),  # weights
+    st.integers(0, 2**31 - 1),
+    st.sampled_from(["random", "zero direction", "zero weights"]),
+    st.sampled_from([torch.float64, torch.float32]),
+)
+def test_r_pass_by_hand_is_the_hessian_times_v(
+    rows: int, n: int, seed: int, case: str, dtype: torch.dtype
+) -> None:
+    page = curvature_page()
+    gen = torch.Generator().manual_seed(seed)
+    X, target = (torch.randn(rows, k, generator=gen, dtype=dtype) for k in (n, 1))
+    w, v = (torch.randn(n, generator=gen, dtype=dtype) for _ in range(2))
+    if case == "zero direction":
+        v = torch.zeros_like(v)
+    if case == "zero weights":
+        w = torch.zeros_like(w)
+    tol = {"rtol": 1e-4, "atol": 1e-5} if dtype == torch.float32 else {}
+    with _page_data(page, X, target):
+        g, hv = page["hvp_by_r_operator"](w, v)
+        # By hand: y = tanh(Xw), r = y - t, s = 1 - y²; g = (2/N) Xᵀ (r s) and
+        # H = (2/N) Xᵀ diag(s² + r ds/dz) X with ds/dz = -2 y s.
+        y = torch.tanh(X @ w)
+        r, s = y - target.squeeze(1), 1 - y**2
+        H = 2 / rows * X.T @ torch.diag(s**2 - 2 * r * y * s) @ X
+        torch.testing.assert_close(g, 2 / rows * X.T @ (r * s), **tol)
+        torch.testing.assert_close(hv, H @ v, **tol)
+        loss = page["loss"]
+        _, by_jvp = torch.func.jvp(torch.func.grad(loss), (w,), (v,))
+        torch.testing.assert_close(hv, by_jvp, **tol)
+        leaf = w.clone().requires_grad_()
+        first = torch.autograd.grad(loss(leaf), leaf, create_graph=True)[0]
+        torch.testing.assert_close(hv, torch.autograd.grad(first @ v, leaf)[0], **tol)
+
+
+@pytest.mark.claim(
+    PAGE_MD,
+    "It adds two matrix products to the gradient's two, $Xv$ and "
+    "$X^{\\top}\\mathcal{R}\\{\\bar z\\}$: 4 forward passes of work",
+)
+@pytest.mark.parametrize(("rows", "n"), [(64, 40), (1, 1), (7, 3), (3, 50)])
+def test_the_r_pass_costs_four_forward_passes(rows: int, n: int) -> None:
+    page = curvature_page()
+    X, target = torch.randn(rows, n), torch.randn(rows, 1)
+    w, v = torch.randn(n), torch.randn(n)
+    with _page_data(page, X, target):
+        one_forward = page["flops"](page["loss"], w)
+        assert one_forward == 2 * rows * n  # one product X w
+        assert page["flops"](page["gradient"], w) == 2 * one_forward
+        assert page["flops"](page["hvp_by_r_operator"], w, v) == 4 * one_forward
+
+
+def _hvp_peaks(page: Session, depth: int) -> list[int]:
+    """The page's peak_bytes of the gradient, the double backward, torch.func's jvp(grad)
+    and the dual-number HVP, on the page's network(depth)."""
+    net_loss, params, gradient_of, forward_over_reverse, double_backward = page["hvp_methods"](
+        depth
+    )
+    directions = {name: torch.randn_like(p) for name, p in params.items()}
+
+    def on_dual_numbers():
+        return page["dual_numbers_hvp"](net_loss, params, directions)
+
+    methods = (gradient_of, double_backward, forward_over_reverse, on_dual_numbers)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [page["peak_bytes"](method) for method in methods]
+
+
+@pytest.mark.claim(
+    PAGE_MD,
+    "Every column grows by the same number of bytes for each layer, so the memory of every "
+    "HVP grows with the depth, as the gradient's does.",
+)
+@pytest.mark.claim(
+    PAGE_MD,
+    "Forward over reverse saves no memory here: at every depth it peaks higher than the "
+    "double backward. On dual numbers it adds as much per layer as the double backward, and "
+    "`torch.func` adds 10.25 activations.",
+)
+@pytest.mark.parametrize("rows", [64, 1, 7])
+def test_hvp_peaks_grow_by_a_fixed_amount_per_layer(rows: int) -> None:
+    page = curvature_page()
+    data = torch.randn(rows, page["n"], generator=torch.Generator().manual_seed(rows))
+    with _page_data(page, data, page["target"]):
+        peaks = [_hvp_peaks(page, depth) for depth in range(1, 7)]
+    per_layer = [
+        tuple(b - a for a, b in zip(p, q, strict=True)) for p, q in itertools.pairwise(peaks)
+    ]
+    # On the page's 64 rows, from one layer on; with a batch so small that the weights
+    # outweigh the activations (1 or 7 rows), the double backward's peak at one layer is
+    # set elsewhere, and the steps are equal from two layers on.
+    steps = set(per_layer if rows == 64 else per_layer[1:])
+    assert len(steps) == 1, peaks  # the same bytes per layer, for every method
+    (gradient, double, func, dual) = steps.pop()
+    assert 0 < gradient < double  # all grow; the double backward more than the gradient
+    assert dual < func and double < func
+    for _, double_peak, func_peak, dual_peak in peaks:
+        assert func_peak > double_peak and dual_peak > double_peak  # never lower
+    if rows == 64:  # the page's numbers: one 64 x 40 float32 activation is 10240 bytes
+        assert dual == double
+        assert [step / 10240 for step in (gradient, double, func, dual)] == [1, 4.25, 10.25, 4.25]
+
+
+@pytest.mark.claim(
+    PAGE_MD,
+    "the reverse pass inside it still needs the tensors the forward pass saved, and on dual "
+    "numbers the forward pass saves more: every saved activation with its tangent, and what "
+    "autograd records of the tangents' own computation.",
+)
+@pytest.mark.parametrize("depth", [1, 2, 4])
+def test_on_dual_numbers_the_forward_pass_saves_tangents_and_their_graph(depth: int) -> None:
+    import torch.autograd.forward_ad as fwAD
+    from torch.autograd.graph import saved_tensors_hooks
+
+    page = curvature_page()
+    net_loss, params, *_ = page["hvp_methods"](depth)
+    directions = {name: torch.randn_like(p) for name, p in params.items()}
+
+    def saved_while(run):
+        saved: list[torch.Tensor] = []
+        with saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
+            out = run()
+        return saved, out
+
+    plain, _ = saved_while(lambda: net_loss(params))
+    held_anyway = [*params.values(), page["X"]]
+    activations = [t for t in plain if not any(t is h or torch.equal(t, h) for h in held_anyway)]
+    assert len(activations) >= depth  # each layer's tanh output, at least
+    with fwAD.dual_level():
+        duals = {name: fwAD.make_dual(p, directions[name]) for name, p in params.items()}
+        dual, loss = saved_while(lambda: net_loss(duals))
+        with_tangent = [fwAD.unpack_dual(t) for t in dual]
+        # Every activation the plain forward pass saves is saved again, with a tangent of
+        # its own shape.
+        for activation in activations:
+            assert any(
+                pair.tangent is not None
+                and pair.tangent.shape == activation.shape
+                and torch.equal(pair.primal, activation)
+                for pair in with_tangent
+            )
+        # The tangent of the loss has a graph: autograd recorded the tangents' computation.
+        assert fwAD.unpack_dual(loss).tangent.grad_fn is not None
+    assert sum(t.numel() for t in dual) > sum(t.numel() for t in plain)
+
+
+def _symmetric(eigenvalues: list[float], seed: int) -> torch.Tensor:
+    """Q diag(eigenvalues) Qᵀ with a random orthogonal Q, in float32 as the page's HVPs."""
+    n = len(eigenvalues)
+    gen = torch.Generator().manual_seed(seed)
+    Q, _ = torch.linalg.qr(torch.randn(n, n, generator=gen, dtype=torch.float64))
+    return (Q @ torch.diag(torch.tensor(eigenvalues, dtype=torch.float64)) @ Q.T).float()
+
+
+@pytest.mark.claim(
+    PAGE_MD,
+    "The power method finds the eigenvalue of largest *size*",
+)
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(0, 2**31 - 1),
+    st.sampled_from([1.0, -1.0]),  # the eigenvalue of largest size is positive or negative
+    st.integers(2, 12),
+)
+def test_power_iteration_finds_the_eigenvalue_of_largest_size(
+    seed: int, sign: float, n: int
+) -> None:
+    page = curvature_page()
+    # The eigenvalue of largest size, 2 or -2; all others at most 1.2 in size, of both signs.
+    others = torch.linspace(-1.2, 1.2, n - 1).tolist()
+    A = _symmetric([2.0 * sign, *others], seed)
+    estimates = page["largest_eigenvalue"](lambda v: A @ v, n, steps=120)
+    assert estimates[-1] == pytest.approx(2.0 * sign, rel=1e-4)
+
+
+@pytest.mark.claim(
+    PAGE_MD,
+    "(To find that one, run the method again on $H - \\lambda_{\\max} I$.)",
+)
+@pytest.mark.parametrize(
+    "eigenvalues",
+    [[2.0, 1.0, 0.3, -1.5], [1.0, 0.5, -0.2, -0.4, -3.0], [0.5, 0.4, 0.1], [-1.0, -2.0, -4.0]],
+)
+def test_power_iteration_on_the_shifted_matrix_finds_the_smallest(eigenvalues: list[float]) -> None:
+    # H - lambda_max I has eigenvalues lambda_i - lambda_max <= 0; the largest in size is
+    # lambda_min - lambda_max, so adding lambda_max back gives lambda_min. The edges: a
+    # smallest that is larger in size than the largest, all positive, all negative.
+    page = curvature_page()
+    n = len(eigenvalues)
+    A = _symmetric(eigenvalues, seed=n)
+    top = page["largest_eigenvalue"](lambda v: A @ v, n, steps=200)[-1]
+    shifted = page["largest_eigenvalue"](lambda v: A @ v - top * v, n, steps=200)[-1]
+    assert top == pytest.approx(max(eigenvalues, key=abs), rel=1e-4)
+    if top == pytest.approx(max(eigenvalues), rel=1e-4):
+        assert shifted + top == pytest.approx(min(eigenvalues), abs=1e-4)
+
+
+@pytest.mark.claim(
+    PAGE_MD,
+    "the error of the Rayleigh quotient shrinks by about $(\\lambda_2 / \\lambda_1)^2$ per step",
+)
+@pytest.mark.parametrize(("largest", "second"), [(2.0, 1.5), (2.0, 1.0), (1.0, -0.8)])
+def test_the_rayleigh_quotient_converges_at_the_squared_ratio(
+    largest: float, second: float
+) -> None:
+    page = curvature_page()
+    starts: list[torch.Tensor] = []
+    page["largest_eigenvalue"](lambda v: starts.append(v.double()) or v, 4, steps=1)
+    # Eigenvectors with the top one well inside the page's start vector, so that the
+    # asymptotic rate shows within a few steps.
+    gen = torch.Generator().manual_seed(1)
+    basis = torch.randn(4, 4, generator=gen, dtype=torch.float64)
+    basis[:, 0] = starts[0] + 0.5 * basis[:, 0]
+    Q, _ = torch.linalg.qr(basis)
+    A = Q @ torch.diag(torch.tensor([largest, second, 0.1, -0.1], dtype=torch.float64)) @ Q.T
+    estimates = page["largest_eigenvalue"](lambda v: (A @ v.double()).float(), 4, steps=12)
+    errors = [abs(largest - e) for e in estimates]
+    rate = (second / largest) ** 2
+    # Once the two small eigenvalues have died out, each step multiplies the error by
+    # about the rate (float32 rounding stays far below the errors compared here).
+    ratios = [b / a for a, b in itertools.pairwise(errors[2:10]) if b > 2e-6]
+    assert len(ratios) >= 2, errors
+    assert all(abs(ratio - rate) < 0.1 * rate for ratio in ratios), (ratios, rate)
+
+
+@pytest.mark.claim(PAGE_MD, "CG, from products alone, finds the step that the matrix gives.")
+@pytest.mark.claim(PAGE_MD, "so $G$ has rank at most ${8 \\cdot 2 = 16}$ for 24 weights")
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from([0.01, 0.1, 1.0, 10.0]))
+def test_conjugate_gradients_on_gv_solve_the_damped_system(seed: int, damping: float) -> None:
+    page = HESSIAN_FREE
+    generator = torch.Generator().manual_seed(seed)
+    w = torch.randn(24, generator=generator, dtype=torch.float64)
+    # logits_of reads the points from the Gauss-Newton region's session.
+    GAUSS_NEWTON["points"] = GAUSS_NEWTON["points"].double()
+    try:
+        g = torch.func.grad(page["total_loss"])(w)
+        J = torch.func.jacrev(page["logits_of"])(w).reshape(24, 24)
+        H_loss = torch.func.hessian(page["loss_of_logits"])(page["logits_of"](w)).reshape(24, 24)
+        G = J.T @ H_loss @ J  # the matrix, built only for the test
+        assert torch.linalg.matrix_rank(G, hermitian=True, rtol=1e-9) <= 16
+        step = page["conjugate_gradient"](
+            page["damped_ggn"](w, damping), -g, steps=60, tolerance=1e-12
+        )
+        exact = torch.linalg.solve(G + damping * torch.eye(24, dtype=torch.float64), -g)
+        torch.testing.assert_close(step, exact, rtol=1e-7, atol=1e-9)
+    finally:
+        GAUSS_NEWTON["points"] = GAUSS_NEWTON["points"].float()

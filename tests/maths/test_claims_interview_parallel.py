@@ -1,0 +1,80 @@
+"""docs/interview/how-does-data-parallel-training-average-gradients.md, at its edges.
+
+The average of the two halves' gradients is the full batch's gradient exactly when each
+example's loss depends on that example alone: so with ReLU, LayerNorm (per example) or
+BatchNorm in eval mode (fixed statistics), but not with BatchNorm in training mode (the
+statistics of the half), on any data, in float32 and float64. ``nn.SyncBatchNorm``'s
+documentation says what the page says it does (it cannot run here: it needs GPUs).
+``DistributedSampler`` gives every rank the same number of examples, for any dataset
+size.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch import nn
+
+from tests.maths import run_region
+
+PAGE = "docs/interview/how-does-data-parallel-training-average-gradients.md"
+DDP = "interview/how_does_data_parallel_training_average_gradients"
+
+
+@pytest.mark.claim(PAGE, "The halves' average is then not the full batch's gradient")
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([torch.float32, torch.float64]))
+def test_only_batch_norm_in_training_breaks_the_average(seed: int, dtype: torch.dtype) -> None:
+    shown = run_region(DDP, "batch-norm")
+    assert shown["same"] == {"ReLU": True, "BatchNorm1d": False}
+    generator = torch.Generator().manual_seed(seed)
+    X = torch.randn(8, 3, generator=generator, dtype=dtype)
+    y = torch.randn(8, 1, generator=generator, dtype=dtype)
+    torch.set_default_dtype(dtype)  # the page's networks, made in this dtype
+    try:
+        middles = {
+            "ReLU": nn.ReLU(),
+            "LayerNorm": nn.LayerNorm(4),
+            "BatchNorm1d, eval": nn.BatchNorm1d(4).eval(),  # fixed statistics
+            "BatchNorm1d, train": nn.BatchNorm1d(4),  # the statistics of each half
+        }
+        page = run_region(
+            DDP,
+            "batch-norm-maths",
+            inputs={"torch": torch, "nn": nn, "F": F, "X": X, "y": y, "middles": middles},
+        )
+    finally:
+        torch.set_default_dtype(torch.float32)
+    assert page["same"] == {
+        "ReLU": True,
+        "LayerNorm": True,
+        "BatchNorm1d, eval": True,
+        "BatchNorm1d, train": False,
+    }
+
+
+@pytest.mark.claim(PAGE, "its documentation says that it computes the mean")
+def test_sync_batch_norm_documentation() -> None:
+    doc = " ".join(nn.SyncBatchNorm.__doc__.split())
+    assert "The mean and standard-deviation are calculated per-dimension over all" in doc
+    assert "mini-batches of the same process groups" in doc
+    assert "(DDP) with single GPU per process" in doc
+    assert callable(nn.SyncBatchNorm.convert_sync_batchnorm)
+
+
+@pytest.mark.claim(PAGE, "Samplers such as `DistributedSampler` give every rank the same number of")
+@pytest.mark.parametrize("size", [8, 9, 10, 11, 1])
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_distributed_sampler_gives_equal_shares(size: int, ranks: int) -> None:
+    from torch.utils.data import DistributedSampler
+
+    shares = [
+        list(DistributedSampler(range(size), num_replicas=ranks, rank=r, shuffle=False))
+        for r in range(ranks)
+    ]
+    assert len({len(share) for share in shares}) == 1  # equal, by repeating a few examples
+    assert set().union(*shares) == set(range(size))  # and every example is used
+    assert len(shares[0]) == -(-size // ranks)  # ceil(size / ranks)

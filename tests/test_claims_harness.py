@@ -1,0 +1,69 @@
+"""The claim checks' own rules (tests/harness/claims.py), run as an author would meet them:
+a quote the page does not say, on any of a test's markers, stops the run naming the test's
+file and line; a version note the page does not show is refused; before the note's release
+a noted claim is a strict xfail."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from packaging.version import Version
+from support import ROOT
+
+from coursekit import versions
+
+pytest_plugins = ["pytester"]
+
+PAGE = "docs/interview/what-is-the-straight-through-estimator.md"
+SAID = "It is the same as `SignSTE`, value and gradient, at every $w$"
+
+
+def _run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, body: str) -> str:
+    path = [str(ROOT / "tests"), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(path))
+    pytester.makepyfile(test_claimed=f"import pytest\n\n{body}")
+    result = pytester.runpytest_subprocess("-p", "harness.claims", "-p", "no:randomly", "-rA")
+    return result.stdout.str() + result.stderr.str()
+
+
+def test_a_quote_the_page_does_not_say_stops_the_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = _run(
+        pytester,
+        monkeypatch,
+        f"@pytest.mark.claim({PAGE!r}, 'a sentence the page never wrote')\n"
+        f"@pytest.mark.claim({PAGE!r}, {SAID!r})\n"
+        "def test_two_sentences():\n    pass\n",
+    )
+    assert "test_claimed.py:3: claim check test_two_sentences" in out
+    assert "does not say 'a sentence the page never wrote'" in out
+
+
+def test_a_note_the_page_does_not_show_is_refused(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = _run(
+        pytester,
+        monkeypatch,
+        f"@pytest.mark.claim({PAGE!r}, {SAID!r}, note='checkpoint-warning')\n"
+        "def test_noted():\n    pass\n",
+    )
+    assert "its version note 'checkpoint-warning' is not on" in out
+
+
+def test_a_noted_claim_is_a_strict_xfail_before_its_release(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = _run(
+        pytester,
+        monkeypatch,
+        f"@pytest.mark.claim({PAGE!r}, {SAID!r}, note='clamp-bounds')\n"
+        "def test_noted():\n    pass\n",
+    )
+    # On the older release, passing means the note is wrong.
+    if Version(versions.torch()) < Version("2.14"):
+        assert "XPASS(strict)" in out and "1 failed" in out
+    else:
+        assert "1 passed" in out
