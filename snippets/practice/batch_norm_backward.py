@@ -149,13 +149,17 @@ def check() -> str:
         )
     if not isinstance(result, tuple) or len(result) != 3:
         return "Not quite: expected batch_norm_forward to return three tensors, y, x_hat and sigma."
-    yours_y, _, yours_sigma = (torch.as_tensor(part).detach() for part in result)
+    yours_y, yours_x_hat, yours_sigma = (torch.as_tensor(part).detach() for part in result)
     if yours_y.shape != y.shape or not torch.allclose(yours_y, y.detach()):
         known = [
             (
                 (x.var(dim=0) + eps).sqrt(),
                 "your variance divides by N - 1 (Bessel's correction, the default of"
                 " x.var): the normalisation divides by N; only running_var uses N - 1",
+            ),
+            (
+                (x.var(dim=0, correction=0) + 1e-5).sqrt(),
+                f"your eps is fixed at 1e-5: use the argument eps (the check passes eps={eps})",
             ),
             (
                 x.var(dim=0, correction=0).sqrt(),
@@ -169,8 +173,8 @@ def check() -> str:
         ]
         for candidate, diagnosis in known:
             if yours_sigma.numel() == candidate.numel() and torch.allclose(
-                yours_sigma.reshape(candidate.shape), candidate
-            ):
+                yours_sigma.reshape(candidate.shape), candidate, rtol=1e-9, atol=1e-12
+            ):  # a tight tolerance: eps = 1e-5 moves sigma by about 1e-6 only
                 return (
                     f"Not quite: expected sigma = {short(sigma)}, got {short(yours_sigma)}:"
                     f" {diagnosis}."
@@ -178,6 +182,21 @@ def check() -> str:
         return (
             f"Not quite: expected y = {short(y.detach())}... (row 0), got {short(yours_y)}...:"
             " mu = x.mean(dim=0) and sigma = sqrt(mean((x - mu)**2, dim=0) + eps)."
+        )
+
+    # What the forward pass returns for the backward pass: x_hat, then sigma, shape (C,).
+    if yours_x_hat.shape != x.shape or not torch.allclose(yours_x_hat, x_hat):
+        return (
+            f"Not quite: y is right, but expected the x_hat it returns to be {short(x_hat)}..."
+            f" (row 0), got {short(yours_x_hat)}...: return x_hat = (x - mu) / sigma."
+        )
+    if yours_sigma.numel() != c or not torch.allclose(yours_sigma.reshape(c), sigma):
+        why = "return sigma = sqrt(variance + eps), one number per feature"
+        if yours_sigma.numel() == c and torch.allclose(yours_sigma.reshape(c), sigma**2):
+            why = f"that is the variance + eps, sigma squared; {why}"
+        return (
+            f"Not quite: y is right, but expected the sigma it returns to be {short(sigma)},"
+            f" got {short(yours_sigma)}: {why}."
         )
 
     # The backward pass, from the check's own x_hat and sigma.

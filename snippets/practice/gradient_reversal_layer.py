@@ -85,10 +85,10 @@ for name, function in [
 
 # --8<-- [start:check]
 # Checks your GradReverse: its forward pass against the identity, its backward pass
-# against -lam times the incoming gradient, with lam a plain number (no gradient for it)
-# and with an incoming gradient that itself requires grad; then gradcheck, which must
-# reject it (its backward pass is not the derivative of its forward pass) and accept a
-# plain identity.
+# against -lam times the incoming gradient (at lam = 0.7 and at lam = -1.3), with lam a
+# plain number (no gradient for it) and with an incoming gradient that itself requires
+# grad; then gradcheck, which must reject it (its backward pass is not the derivative of
+# its forward pass) and accept a plain identity.
 import torch
 
 
@@ -130,6 +130,8 @@ def _why_backward_failed(error: Exception) -> str:
             " operations (no detach, no .data, no @once_differentiable), so that"
             " create_graph=True can record it"
         )
+    if "in-place" in text:
+        return "do not change grad_out in place (mul_, neg_): return a new tensor, -lam * grad_out"
     return "backward returns (-lam * grad_out, None)"
 
 
@@ -172,7 +174,7 @@ def check() -> str:
         return "Not done yet: backward returns ...; return (-lam * grad_out, None)."
     expected = -lam * upstream
     try:
-        (got,) = torch.autograd.grad(y, x, upstream, allow_unused=True)
+        (got,) = torch.autograd.grad(y, x, upstream.clone(), allow_unused=True)
     except (RuntimeError, TypeError) as error:
         return (
             f"Not quite: expected the gradient -lam * grad_out = {_show(expected)}, got"
@@ -187,13 +189,25 @@ def check() -> str:
             (upstream, "yours passes the gradient through unchanged: multiply it by -lam"),
             (-upstream / lam, "yours divides by lam: multiply by it"),
         ]
-        why = next(
-            (text for value, text in known if torch.allclose(got, value)),
-            "backward returns -lam * grad_out",
-        )
+        ratio = (got / upstream).mean().item()  # upstream has no zero entry
+        fallback = "backward returns -lam * grad_out"
+        if torch.allclose(got, ratio * upstream):
+            fallback = (
+                f"yours multiplies grad_out by {ratio:.4g}, a fixed number: multiply it by"
+                " -lam, with lam read back from ctx.lam"
+            )
+        why = next((text for value, text in known if torch.allclose(got, value)), fallback)
         return (
             f"Not quite: at lam = {lam}, with grad_out = {_show(upstream)}, expected the"
             f" gradient {_show(expected)}, got {_show(got)}: {why}."
+        )
+    other = -1.3  # a negative lam: the factor -lam follows lam, whatever its sign
+    (got,) = torch.autograd.grad(layer.apply(x, other), x, upstream.clone())
+    if not torch.allclose(got, -other * upstream):
+        return (
+            f"Not quite: at lam = {other}, with grad_out = {_show(upstream)}, expected the"
+            f" gradient {_show(-other * upstream)}, got {_show(got)}: backward returns"
+            " -lam * grad_out, with lam as it is, whatever its sign."
         )
 
     # A gradient that itself requires grad: create_graph=True records backward's result.

@@ -106,10 +106,13 @@ for name, vs, predicted in [
 # --8<-- [end:solution]
 
 # --8<-- [start:check]
-# Checks your hutchinson_trace on the exercise's loss and on a quadratic of the check's
-# own, against the exact trace (torch.func.hessian; for the quadratic 0.5 w.A w + b.w,
-# the trace of A). The tolerance is 4 standard deviations of an estimate from that many
-# samples, computed from the Hessian (Gaussian vectors, which spread more, pass too).
+# Checks your hutchinson_trace on the exercise's loss, at a point of the check's own, and
+# on a quadratic of the check's own, against the exact trace (torch.func.hessian; for the
+# quadratic 0.5 w.A w + b.w, the trace of A). The tolerance is 4 standard deviations of an
+# estimate from that many samples, computed from the Hessian (Gaussian vectors, which
+# spread more, pass too). Then it runs your function under 8 seeds: the estimates must
+# vary as a mean of that many random samples does, no more (one v reused), no less (no
+# random v at all).
 # While your function runs, the functions that build a whole Hessian or Jacobian raise.
 import contextlib
 
@@ -162,6 +165,19 @@ _generator = torch.Generator().manual_seed(0)
 _S = 0.2 * torch.randn(16, 16, generator=_generator, dtype=torch.float64)
 _A = torch.diag(torch.linspace(-6.0, 2.0, 16, dtype=torch.float64)) + _S + _S.T  # symmetric
 _B = torch.randn(16, generator=_generator, dtype=torch.float64)
+_OFF = _S + _S.T - torch.diag((_S + _S.T).diag())  # symmetric, zero diagonal
+
+
+def _point(w):
+    """A point of the check's own for the exercise's loss, where it curves more than at w."""
+    point = 0.1 * w.detach().clone()
+    point[12:15] = 2.0  # the output weights w2: large, so the hidden layer's curvature shows
+    return point
+
+
+def _coupled(w):
+    """0.5 w.C w, C with a zero diagonal: its trace is 0, and every v^T C v varies."""
+    return 0.5 * w @ (_OFF @ w)
 
 
 def _quadratic(w):
@@ -226,7 +242,7 @@ def check() -> str:
         return "Not done yet: run the starter cell; it defines loss and hutchinson_trace."
     m = 64
     cases = [
-        ("the exercise's loss", page_loss, page_w.detach().clone(), None),
+        ("the exercise's loss, at a point of the check's own", page_loss, _point(page_w), None),
         (
             "a quadratic of the check's own, 0.5 w.A w + b.w",
             _quadratic,
@@ -277,14 +293,51 @@ def check() -> str:
                 page_H = torch.func.hessian(page_loss)(at)
                 if abs(got - page_H.trace().item()) <= 4 * max(_spreads(page_H)) / m**0.5:
                     why = "that is the trace for the exercise's loss: use the f you are given"
+            else:  # the trace at the page's own w?
+                page_H = torch.func.hessian(page_loss)(page_w)
+                if abs(got - page_H.trace().item()) <= 4 * max(_spreads(page_H)) / m**0.5:
+                    why = (
+                        "that is the trace at the page's w: differentiate f at the w you are given"
+                    )
             return (
                 f"Not quite: on {name}, from {m} samples, expected the trace {trace:.4g}"
                 f" give or take {tolerance:.3g} (4 standard deviations), got {got:.4g}: {why}."
             )
+
+    # Under 8 seeds, on 0.5 w.C w: a mean of m random samples varies by sd / sqrt(m).
+    expected_spread = max(_spreads(_OFF)) / m**0.5  # both kinds agree: C has no diagonal
+    estimates = []
+    for seed in range(10, 18):
+        torch.manual_seed(seed)
+        try:
+            with _hessians_refused(globals()):
+                estimates.append(_number(function(_coupled, torch.ones(16).double(), m)))
+        except Exception as error:  # the learner's function may raise anything
+            return (
+                f"Not quite: on 0.5 w.C w, with torch.manual_seed({seed}), expected an estimate"
+                f" of the trace 0, got {type(error).__name__}: {str(error)[:160]}."
+            )
+    spread = torch.tensor(estimates, dtype=torch.float64).std().item()
+    if not expected_spread / 4 <= spread <= 3 * expected_spread:
+        why = (
+            "they vary as much as one sample does: draw a new v for each of the num_samples samples"
+        )
+        if spread < expected_spread / 4:
+            why = (
+                "your function gives the same number whatever the seed, so it uses no random"
+                " vectors from torch's generator (the n basis vectors give the exact trace,"
+                " with n products): average v^T (H v) over num_samples random vectors"
+            )
+        return (
+            f"Not quite: on 0.5 w.C w (trace 0), under 8 seeds, expected {m}-sample estimates"
+            f" that vary by about {expected_spread:.3g} (one sample's spread / sqrt({m})),"
+            f" got estimates that vary by {spread:.3g}: {why}."
+        )
     return (
         f"Correct: from {m} Hessian-vector products, your estimates are within 4 standard"
-        " deviations of the exact traces, on the exercise's loss and on a quadratic, and"
-        " no whole Hessian was built."
+        " deviations of the exact traces, on the exercise's loss and on a quadratic, they"
+        " vary from seed to seed as a mean of random samples does, and no whole Hessian"
+        " was built."
     )
 
 

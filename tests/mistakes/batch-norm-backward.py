@@ -185,3 +185,59 @@ def batch_norm_backward(dy, x_hat, sigma, gamma):
 
 
 # --8<-- [end:forgot-gamma]
+
+# --8<-- [start:fixed-eps]
+# Mistake: writes eps = 1e-5 into sigma instead of using the argument eps.
+import torch
+
+
+def batch_norm_forward(x, gamma, beta, eps=1e-5):
+    """Training-mode batch norm of x, shape (N, C), over the batch (dim 0)."""
+    mu = x.mean(dim=0)  # one mean per feature
+    sigma = (((x - mu) ** 2).mean(dim=0) + 1e-5).sqrt()  # the argument eps is ignored
+    x_hat = (x - mu) / sigma
+    return gamma * x_hat + beta, x_hat, sigma
+
+
+def batch_norm_backward(dy, x_hat, sigma, gamma):
+    """dx, dgamma and dbeta for y = gamma * x_hat + beta, x_hat = (x - mu) / sigma."""
+    dgamma = (dy * x_hat).sum(dim=0)  # one sum per feature, over the batch
+    dbeta = dy.sum(dim=0)
+    g = dy * gamma  # the gradient arriving at x_hat
+    dx = (
+        g
+        - g.mean(dim=0)  # mu depends on every x of the feature
+        - x_hat * (g * x_hat).mean(dim=0)  # so does sigma
+    ) / sigma
+    return dx, dgamma, dbeta
+
+
+# --8<-- [end:fixed-eps]
+
+# --8<-- [start:variance-as-sigma]
+# Mistake: y is right, but the forward pass returns the variance + eps in place of sigma.
+import torch
+
+
+def batch_norm_forward(x, gamma, beta, eps=1e-5):
+    """Training-mode batch norm of x, shape (N, C), over the batch (dim 0)."""
+    mu = x.mean(dim=0)  # one mean per feature
+    sigma = ((x - mu) ** 2).mean(dim=0) + eps  # the variance, not its square root
+    x_hat = (x - mu) / sigma.sqrt()
+    return gamma * x_hat + beta, x_hat, sigma
+
+
+def batch_norm_backward(dy, x_hat, sigma, gamma):
+    """dx, dgamma and dbeta for y = gamma * x_hat + beta, x_hat = (x - mu) / sigma."""
+    dgamma = (dy * x_hat).sum(dim=0)  # one sum per feature, over the batch
+    dbeta = dy.sum(dim=0)
+    g = dy * gamma  # the gradient arriving at x_hat
+    dx = (
+        g
+        - g.mean(dim=0)  # mu depends on every x of the feature
+        - x_hat * (g * x_hat).mean(dim=0)  # so does sigma
+    ) / sigma
+    return dx, dgamma, dbeta
+
+
+# --8<-- [end:variance-as-sigma]

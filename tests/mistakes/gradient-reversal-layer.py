@@ -131,3 +131,45 @@ class GradReverse(torch.autograd.Function):
 
 
 # --8<-- [end:once-differentiable]
+
+# --8<-- [start:fixed-factor]
+# Mistake: multiplies by the example's -0.5 instead of by -lam, read from ctx.lam.
+import torch
+from torch.autograd.function import FunctionCtx
+
+
+class GradReverse(torch.autograd.Function):
+    """The identity in the forward pass; the gradient times -lam in the backward pass."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: torch.Tensor, lam: float) -> torch.Tensor:
+        ctx.lam = lam  # a plain number: keep it on ctx (save_for_backward is for tensors)
+        return x.view_as(x)  # the same values, as a new tensor that gets this node
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_out: torch.Tensor):
+        return -0.5 * grad_out, None
+
+
+# --8<-- [end:fixed-factor]
+
+# --8<-- [start:in-place-on-grad-out]
+# Mistake: scales the incoming gradient in place, grad_out.mul_(-lam), and returns it.
+import torch
+from torch.autograd.function import FunctionCtx
+
+
+class GradReverse(torch.autograd.Function):
+    """The identity in the forward pass; the gradient times -lam in the backward pass."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: torch.Tensor, lam: float) -> torch.Tensor:
+        ctx.lam = lam  # a plain number: keep it on ctx (save_for_backward is for tensors)
+        return x.view_as(x)  # the same values, as a new tensor that gets this node
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad_out: torch.Tensor):
+        return grad_out.mul_(-ctx.lam), None
+
+
+# --8<-- [end:in-place-on-grad-out]

@@ -258,3 +258,100 @@ def hutchinson_trace(f, w: torch.Tensor, num_samples: int) -> torch.Tensor:
 
 
 # --8<-- [end:uses-the-page-loss]
+
+# --8<-- [start:one-vector-reused]
+# Mistake: draws one vector v before the loop and uses it for every sample.
+import warnings
+
+import torch
+
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
+
+torch.manual_seed(0)
+X = torch.randn(8, 3, dtype=torch.float64)
+Y = torch.randn(8, dtype=torch.float64)
+
+
+def loss(w: torch.Tensor) -> torch.Tensor:
+    W1, b1, w2, b2 = w[:9].reshape(3, 3), w[9:12], w[12:15], w[15]
+    prediction = torch.tanh(X @ W1 + b1) @ w2 + b2
+    return ((prediction - Y) ** 2).mean() + 0.5 * (w**2).sum()
+
+
+w = torch.randn(16, dtype=torch.float64)
+
+
+def hutchinson_trace(f, w: torch.Tensor, num_samples: int) -> torch.Tensor:
+    v = torch.randint(0, 2, w.shape).to(w.dtype) * 2 - 1  # drawn once: one sample only
+    total = torch.zeros((), dtype=w.dtype)
+    for _ in range(num_samples):
+        total = total + v @ torch.func.jvp(torch.func.grad(f), (w,), (v,))[1]
+    return total / num_samples
+
+
+# --8<-- [end:one-vector-reused]
+
+# --8<-- [start:exact-from-basis-vectors]
+# Mistake: sums e_i^T H e_i over the basis vectors: the exact trace, no random vector.
+import warnings
+
+import torch
+
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
+
+torch.manual_seed(0)
+X = torch.randn(8, 3, dtype=torch.float64)
+Y = torch.randn(8, dtype=torch.float64)
+
+
+def loss(w: torch.Tensor) -> torch.Tensor:
+    W1, b1, w2, b2 = w[:9].reshape(3, 3), w[9:12], w[12:15], w[15]
+    prediction = torch.tanh(X @ W1 + b1) @ w2 + b2
+    return ((prediction - Y) ** 2).mean() + 0.5 * (w**2).sum()
+
+
+w = torch.randn(16, dtype=torch.float64)
+
+
+def hutchinson_trace(f, w: torch.Tensor, num_samples: int) -> torch.Tensor:
+    basis = torch.eye(w.numel(), dtype=w.dtype)  # num_samples is ignored
+    return sum(e @ torch.func.jvp(torch.func.grad(f), (w,), (e,))[1] for e in basis)
+
+
+# --8<-- [end:exact-from-basis-vectors]
+
+# --8<-- [start:global-w]
+# Mistake: a helper reads the page's global w, not the point hutchinson_trace is given.
+import warnings
+
+import torch
+
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
+
+torch.manual_seed(0)
+X = torch.randn(8, 3, dtype=torch.float64)
+Y = torch.randn(8, dtype=torch.float64)
+
+
+def loss(w: torch.Tensor) -> torch.Tensor:
+    W1, b1, w2, b2 = w[:9].reshape(3, 3), w[9:12], w[12:15], w[15]
+    prediction = torch.tanh(X @ W1 + b1) @ w2 + b2
+    return ((prediction - Y) ** 2).mean() + 0.5 * (w**2).sum()
+
+
+w = torch.randn(16, dtype=torch.float64)
+
+
+def hvp(f, v: torch.Tensor) -> torch.Tensor:
+    return torch.func.jvp(torch.func.grad(f), (w,), (v,))[1]  # the global w
+
+
+def hutchinson_trace(f, point: torch.Tensor, num_samples: int) -> torch.Tensor:
+    total = torch.zeros((), dtype=point.dtype)
+    for _ in range(num_samples):
+        v = torch.randint(0, 2, point.shape).to(point.dtype) * 2 - 1
+        total = total + v @ hvp(f, v)
+    return total / num_samples
+
+
+# --8<-- [end:global-w]
