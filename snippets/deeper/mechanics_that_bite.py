@@ -5,6 +5,8 @@ The page includes the regions below; the file also runs top to bottom on its own
 the page, in `raises=` blocks.
 """
 
+# ruff: noqa: E402
+
 # --8<-- [start:view-version]
 from collections.abc import Callable
 
@@ -236,3 +238,56 @@ y = x * (x > 0)  # the mask is a constant: the gradient flows through x only
 y.sum().backward()
 print("x.grad:", x.grad)  # 1 where x > 0, else 0: the gradient of relu
 # --8<-- [end:mask]
+
+# --8<-- [start:complex-gradient]
+z = torch.tensor([1 + 2j, 0.5 - 1j], requires_grad=True)  # complex64, a leaf
+a = torch.tensor([3 - 4j, 1j])
+# --8<-- [start:complex-gradient-maths]
+loss = (z * z.conj()).real.sum()  # |z|^2 = x^2 + y^2, summed: a real loss
+loss.backward()
+grad_abs2 = z.grad.clone()
+print("L = |z|^2   z.grad:", grad_abs2.tolist(), " 2z:", (2 * z).detach().tolist())
+
+z.grad = None
+(a * z).real.sum().backward()  # L = Re(a z); the complex derivative of a z is a
+grad_linear = z.grad.clone()
+print("L = Re(az)  z.grad:", grad_linear.tolist(), " conj(a):", a.conj().tolist())
+
+lr = 0.1
+with torch.no_grad():
+    stepped = z - lr * grad_abs2  # one step of gradient descent on L = |z|^2
+loss_after = (stepped * stepped.conj()).real.sum()
+print(f"|z|^2: {loss.item():.4g} before the step, {loss_after.item():.4g} after")
+# --8<-- [end:complex-gradient-maths]
+# --8<-- [end:complex-gradient]
+
+# --8<-- [start:grad-mode-thread]
+import threading
+
+x = torch.ones(2, requires_grad=True)
+seen = {}  # what the other thread saw, printed after it has finished
+
+
+def look() -> None:
+    seen["other thread: grad enabled"] = torch.is_grad_enabled()
+    seen["other thread: x * 2 requires grad"] = (x * 2).requires_grad
+
+
+def switch_off() -> None:
+    torch.set_grad_enabled(False)  # called as a function: off for the rest of this thread
+    seen["other thread: grad enabled after set_grad_enabled(False)"] = torch.is_grad_enabled()
+
+
+with torch.no_grad():
+    thread = threading.Thread(target=look)
+    thread.start()
+    thread.join()  # wait until it has finished
+    print("main thread in no_grad(): grad enabled", torch.is_grad_enabled())
+
+thread = threading.Thread(target=switch_off)
+thread.start()
+thread.join()
+for name, value in seen.items():
+    print(f"{name} {value}")
+print("main thread afterwards: grad enabled", torch.is_grad_enabled())
+# --8<-- [end:grad-mode-thread]

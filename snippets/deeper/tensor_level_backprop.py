@@ -289,6 +289,43 @@ if __name__ == "__main__":
     compare("dE (B, T)", embedding_backward(batch, dout, vocab_size), E.grad)
     # --8<-- [end:embedding-batch]
 
+    # --8<-- [start:embedding-options]
+    tokens = torch.tensor([2, 0, 2, 3, 0])  # token 2 twice, token 0 (the padding) twice
+    # --8<-- [start:embedding-options-maths]
+    torch.manual_seed(0)
+    E = torch.randn(vocab_size, dim, requires_grad=True)
+    dout = torch.arange(float(tokens.numel() * dim)).reshape(-1, dim)  # easy numbers
+    grads = {}
+    for name, options in [
+        ("plain", {}),
+        ("padding_idx=0", {"padding_idx": 0}),
+        ("scale_grad_by_freq", {"scale_grad_by_freq": True}),
+        ("sparse", {"sparse": True}),
+    ]:
+        E.grad = None
+        F.embedding(tokens, E, **options).backward(dout)
+        grads[name] = E.grad
+
+    by_hand = embedding_backward(tokens, dout, vocab_size)  # the scatter-add
+    compare("plain", by_hand, grads["plain"])
+    print("dE =", grads["plain"])
+    padded = by_hand.clone()
+    padded[0] = 0.0  # the padding row gets no gradient
+    compare("padding_idx", padded, grads["padding_idx=0"])
+    print("padding_idx=0: row 0 =", grads["padding_idx=0"][0])
+    counts = torch.bincount(tokens, minlength=vocab_size)  # lookups of each token
+    compare("by freq", by_hand / counts.clamp(min=1).unsqueeze(1), grads["scale_grad_by_freq"])
+    print("scale_grad_by_freq: rows 0 and 2 =", grads["scale_grad_by_freq"][[0, 2]])
+
+    sparse = grads["sparse"]  # _nnz and _indices: the entries, before any summing
+    rows = sparse._indices()[0].tolist()
+    print("sparse:", sparse.layout, "with", sparse._nnz(), "entries, rows", rows)
+    summed = sparse.coalesce()  # adds the entries that share a row
+    print("coalesce():", summed._nnz(), "entries, rows", summed.indices()[0].tolist())
+    compare("coalesced", summed.to_dense(), grads["plain"])
+    # --8<-- [end:embedding-options-maths]
+    # --8<-- [end:embedding-options]
+
     # --8<-- [start:softmax-overflow]
     z = torch.tensor([1000.0, 1001.0, 1002.0])  # large logits, float32
     print("exp(88), exp(89):", torch.tensor([88.0, 89.0]).exp())

@@ -458,3 +458,81 @@ def test_the_tiny_engine_quiz_on_maximum_at_zero() -> None:
     for dtype in (torch.float32, torch.float64):
         gradient = _grad(lambda t: torch.maximum(t, torch.zeros_like(t)), [0.0], dtype)
         assert gradient.item() == 0.5
+
+
+# --- Complex leaves: z.grad = dL/dx + i dL/dy = 2 dL/d(conj z) ------------------------------
+
+parts = st.floats(-100, 100, allow_nan=False, allow_infinity=False, width=32)
+complex_values = st.lists(st.builds(complex, parts, parts), min_size=1, max_size=5)
+complex_dtypes = st.sampled_from([torch.complex64, torch.complex128])
+
+
+def _complex_page(values: list[complex], coefficients: list[complex], dtype: torch.dtype):
+    z = torch.tensor(values, dtype=dtype, requires_grad=True)
+    a = torch.tensor(coefficients, dtype=dtype)
+    inputs = {"torch": torch, "z": z, "a": a}
+    return run_region(SNIPPET, "complex-gradient-maths", inputs=inputs), z, a
+
+
+@pytest.mark.claim(
+    PAGE, r"real loss, `z.grad` is $\partial L/\partial x + i\,\partial L/\partial y$."
+)
+@pytest.mark.claim(PAGE, r"the gradient is $\alpha - i\beta = \bar a$, the conjugate of $a$")
+@settings(max_examples=60, deadline=None)
+@given(st.data(), complex_values, complex_dtypes)
+def test_z_grad_is_twice_the_conjugate_wirtinger_derivative(
+    data, values: list[complex], dtype: torch.dtype
+) -> None:
+    coefficients = data.draw(
+        st.lists(st.builds(complex, parts, parts), min_size=len(values), max_size=len(values))
+    )
+    page, _, _ = _complex_page(values, coefficients, dtype)
+    # L = |z|^2 = x^2 + y^2: dL/dx + i dL/dy = 2x + 2iy = 2z.
+    hand_abs2 = torch.tensor([2 * v for v in values], dtype=dtype)
+    # L = Re(a z) = alpha x - beta y: dL/dx + i dL/dy = alpha - i beta = conj(a).
+    hand_linear = torch.tensor([c.conjugate() for c in coefficients], dtype=dtype)
+    torch.testing.assert_close(page["grad_abs2"], hand_abs2)
+    torch.testing.assert_close(page["grad_linear"], hand_linear)
+    assert page["grad_abs2"].dtype == dtype
+
+
+@pytest.mark.claim(PAGE, "it is plain gradient descent on the pair $(x, y)$, and $|z|^2$ went down")
+@settings(max_examples=60, deadline=None)
+@given(complex_values, complex_dtypes)
+def test_a_step_against_z_grad_descends(values: list[complex], dtype: torch.dtype) -> None:
+    page, _, _ = _complex_page(values, [1j] * len(values), dtype)
+    before = sum(abs(v) ** 2 for v in values)
+    # x - lr dL/dx, y - lr dL/dy with lr = 0.1: each entry times 1 - 2 lr = 0.8, so
+    # |z|^2 times 0.64.
+    rtol = 1e-5 if dtype == torch.complex64 else 1e-12
+    assert page["loss_after"].item() == pytest.approx(0.64 * before, rel=rtol, abs=1e-6)
+    if before > 1e-6:
+        assert page["loss_after"].item() < page["loss"].item()
+
+
+# --- Grad mode is per thread --------------------------------------------------------------
+
+
+@pytest.mark.claim(PAGE, "A thread started inside a `no_grad()` block records graphs as usual")
+@pytest.mark.claim(
+    PAGE,
+    "`set_grad_enabled(False)` called in another thread does not switch the main thread off",
+)
+@pytest.mark.claim(
+    PAGE,
+    "`no_grad()` and `set_grad_enabled()` in one thread leave every other thread's grad mode "
+    "as it was.",
+)
+@pytest.mark.parametrize("mode", [True, False], ids=["grad on", "grad off"])
+def test_grad_mode_is_per_thread(mode: bool) -> None:
+    with torch.set_grad_enabled(mode):
+        page = run_region(SNIPPET, "grad-mode-thread", inputs={"torch": torch})
+        after = torch.is_grad_enabled()
+    assert after is mode  # the other thread's set_grad_enabled(False) did not reach this one
+    assert page["seen"] == {
+        "other thread: grad enabled": True,  # a new thread starts with grad mode on
+        "other thread: x * 2 requires grad": True,  # and records, under our no_grad()
+        "other thread: grad enabled after set_grad_enabled(False)": False,
+    }
+    assert f"main thread afterwards: grad enabled {mode}" in page.output
+    assert "main thread in no_grad(): grad enabled False" in page.output

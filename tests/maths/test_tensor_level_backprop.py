@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from . import run_region
@@ -186,3 +186,83 @@ def test_eps_keeps_a_constant_row_finite(value: float) -> None:
         x, torch.ones(4), torch.zeros(4), eps=0.0
     )
     assert torch.isnan(x_hat_no_eps).all()  # 0 / 0 without it
+
+
+# --- The embedding's options: padding_idx, scale_grad_by_freq, sparse ---------------------
+
+EMBEDDING = run_region(SNIPPET, "imports", "compare", "embedding-backward")
+token_lists = st.lists(st.integers(0, 4), min_size=1, max_size=8)  # vocabulary of 5, repeats
+
+
+def _embedding_page(tokens: list[int]):
+    inputs = {
+        "torch": torch,
+        "F": F,
+        "compare": EMBEDDING["compare"],
+        "embedding_backward": EMBEDDING["embedding_backward"],
+        "vocab_size": 5,
+        "dim": 3,
+        "tokens": torch.tensor(tokens),
+    }
+    return run_region(SNIPPET, "embedding-options-maths", inputs=inputs)
+
+
+def _scatter_add_by_hand(tokens: list[int], dout: torch.Tensor) -> torch.Tensor:
+    # dE_v = sum of the rows dout_i with t_i = v (0 for a token not looked up).
+    rows = [[0.0] * 3 for _ in range(5)]
+    for i, v in enumerate(tokens):
+        for k in range(3):
+            rows[v][k] += dout[i, k].item()
+    return torch.tensor(rows)
+
+
+@pytest.mark.claim(PAGE, "A token used twice gets two rows added")
+@pytest.mark.claim(
+    PAGE, "the row of the padding token gets a gradient of 0, however often it appears"
+)
+@pytest.mark.claim(
+    PAGE,
+    "row $v$ is divided by $n_v$, the number of times token $v$ was looked up in this batch",
+)
+@settings(max_examples=60, deadline=None)
+@given(token_lists)
+@example([0])  # one lookup, of the padding token
+@example([3])  # one lookup, of another token
+@example([0, 0, 0])
+@example([2, 0, 2, 3, 0])  # the page's ids
+def test_embedding_options_give_the_hand_scatter_add(tokens: list[int]) -> None:
+    page = _embedding_page(tokens)
+    dout = page["dout"]
+    assert dout.shape == (len(tokens), 3)
+    hand = _scatter_add_by_hand(tokens, dout)
+    assert torch.equal(page["grads"]["plain"], hand)
+    padded = hand.clone()
+    padded[0] = 0.0  # padding_idx=0
+    assert torch.equal(page["grads"]["padding_idx=0"], padded)
+    assert torch.equal(page["grads"]["padding_idx=0"][0], torch.zeros(3))
+    n = [tokens.count(v) for v in range(5)]
+    by_freq = torch.tensor(
+        [[hand[v, k].item() / n[v] if n[v] else 0.0 for k in range(3)] for v in range(5)]
+    )
+    torch.testing.assert_close(page["grads"]["scale_grad_by_freq"], by_freq)
+
+
+@pytest.mark.claim(PAGE, "`E.grad` is a sparse tensor with one entry per lookup")
+@pytest.mark.claim(
+    PAGE,
+    "`coalesce()` adds the entries that share a row, and the result, made dense, is the "
+    "scatter-add.",
+)
+@settings(max_examples=60, deadline=None)
+@given(token_lists)
+@example([0])
+@example([4, 4])
+def test_the_sparse_gradient_has_one_entry_per_lookup(tokens: list[int]) -> None:
+    page = _embedding_page(tokens)
+    sparse = page["grads"]["sparse"]
+    assert sparse.layout == torch.sparse_coo
+    assert sparse._nnz() == len(tokens)
+    assert sorted(sparse._indices()[0].tolist()) == sorted(tokens)
+    summed = page["summed"]
+    assert summed._nnz() == len(set(tokens))
+    assert torch.equal(summed.to_dense(), _scatter_add_by_hand(tokens, page["dout"]))
