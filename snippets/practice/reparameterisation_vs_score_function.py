@@ -161,7 +161,9 @@ def _check_estimator(name: str, estimator, mu: float, sigma: float, n: int) -> s
     if ((got - exact).abs() <= 5 * se).all():
         return None
     why = ""
-    if (got.abs() <= 5 * se).all():
+    if ((got - n * exact).abs() <= 5 * n * se).all():
+        why = f": about {n} times too large. Average over the n samples with .mean(), not .sum()"
+    elif name == "score_grads" and (got.abs() <= 5 * se).all():
         why = (
             ": it is close to 0. Average f(z) * log_prob(z) sample by sample: the product "
             "of two averages loses the gradient"
@@ -246,6 +248,11 @@ def check() -> str:
         )
     if all(1 / 1.6 < g / e < 1.6 for g, e in zip(values, expected[::-1], strict=True)):
         return f"Not quite: expected variances {shown}, got {got}: they are swapped."
+    if all(1 / 1.6 < g**2 / e < 1.6 for g, e in zip(values, expected, strict=True)):
+        return (
+            f"Not quite: expected variances {shown}, got {got}: those are standard "
+            "deviations, their squares are right. Use .var(), not .std()."
+        )
     if all(50 < r < 200 for r in ratios):
         return (
             f"Not quite: expected variances {shown}, got {got}, about 100 times too large: "

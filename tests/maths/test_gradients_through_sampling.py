@@ -7,7 +7,10 @@ verdicts do not depend on the machine. Float64 where an average runs over many s
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -29,8 +32,10 @@ from torch.distributions import (
     VonMises,
 )
 
+from coursekit.notebooks.exercises import region
 from tests.maths import run_region
 
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = "docs/deeper/gradients-through-sampling.md"
 SNIPPET = "deeper/gradients_through_sampling"
 INTERVIEW = "docs/interview/how-do-you-backpropagate-through-random-sampling.md"
@@ -271,7 +276,9 @@ def test_score_function_is_unbiased_with_any_baseline(mu: float, sigma: float, b
 @pytest.mark.claim(
     PAGE,
     "if `z` came from `rsample()`, or if $f$ were computed from $\\theta$, "
-    "autograd would add the derivative of $f$ to the estimate",
+    "autograd would add a term with the derivative of $f$: $\\log p(z)$ times "
+    "the derivative of $f(z)$ by $\\theta$, which is $f'(z)\\, \\partial z / \\partial \\theta$ "
+    "for a `z` from `rsample()`.",
 )
 def test_without_detach_an_rsample_adds_the_pathwise_term() -> None:
     page = _estimators()
@@ -285,6 +292,22 @@ def test_without_detach_an_rsample_adds_the_pathwise_term() -> None:
     right = page["score_estimate"](mu, sigma, _square, 200_000)
     assert abs(wrong[0].item() - right[0].item()) > 1.0  # not the score-function estimate
     assert abs(wrong[0].item() - 2.0) > 1.0  # nor the gradient, (2, 1)
+    # By hand: along z = mu + sigma eps, log p(z) = -log sigma - log(2 pi)/2 - eps^2/2 does
+    # not move with mu, so d/dmu is only the added term, log p(z) f'(z) dz/dmu = log p(z) 2z.
+    with torch.no_grad():
+        eps = (z - mu) / sigma
+        log_p = -math.log(0.5) - 0.5 * math.log(2 * math.pi) - eps**2 / 2
+        added = (log_p * 2 * z).mean().item()
+    assert math.isclose(wrong[0].item(), added, rel_tol=1e-9, abs_tol=1e-12)
+    # and f computed from theta, z from sample(): the score estimate plus log p(z) df/dmu
+    torch.manual_seed(3)
+    z = dist.sample((200_000,))
+    (with_f,) = torch.autograd.grad(((z - mu) ** 2 * dist.log_prob(z)).mean(), mu)
+    torch.manual_seed(3)
+    (score_part,) = page["score_estimate"](mu, sigma, lambda v: (v - 1.0) ** 2, 200_000)[:1]
+    with torch.no_grad():
+        added = (dist.log_prob(z) * -2 * (z - mu)).mean().item()
+    assert math.isclose(with_f.item(), score_part.item() + added, rel_tol=1e-9)
 
 
 @pytest.mark.claim(PAGE, "g(1) - g(0) = 0.55^2 - 0.45^2 .")
@@ -380,6 +403,50 @@ def test_score_variance_is_larger_everywhere(mu: float, sigma: float) -> None:
     # ... and measured with the page's estimators (the ratio is at least 3.75 by hand)
     reparam, score, _ = _spread(_estimators(), mu, sigma, seed=0, runs=2000)
     assert score[0].var() > 2.5 * reparam[0].var()
+
+
+def _var_sin_mu(w: float, mu: float, sigma: float) -> tuple[float, float]:
+    """One sample's variance of d/dmu for f(z) = sin(w z): w cos(w z) by reparameterisation,
+    sin(w z) eps / sigma by the score function; from E[cos(a + b eps)] = cos(a) e^(-b^2/2)
+    and E[cos(a + b eps) eps^2] = cos(a) (1 - b^2) e^(-b^2/2), a = 2 w mu, b = 2 w sigma."""
+    a, b = 2 * w * mu, 2 * w * sigma
+    mean_sq = (w * math.cos(w * mu) * math.exp(-((w * sigma) ** 2) / 2)) ** 2
+    reparam = w**2 * (1 + math.cos(a) * math.exp(-(b**2) / 2)) / 2 - mean_sq
+    score = (1 - math.cos(a) * (1 - b**2) * math.exp(-(b**2) / 2)) / (2 * sigma**2) - mean_sq
+    return reparam, score
+
+
+@pytest.mark.claim(
+    PAGE, "That makes the reparameterisation usually, not always, the less noisy one."
+)
+@pytest.mark.claim(
+    PAGE,
+    "one sample's variance is about 50 by reparameterisation and about 2 by the score function",
+)
+@pytest.mark.claim(
+    INTERVIEW, "usually, not always, the one with the lower variance: for a fast-oscillating"
+)
+@pytest.mark.parametrize(
+    ("w", "mu", "sigma"), [(10.0, 1.0, 0.5), (10.0, 0.0, 0.5), (6.0, 1.0, 1.0)]
+)
+def test_the_score_function_wins_for_a_fast_oscillating_f(
+    w: float, mu: float, sigma: float
+) -> None:
+    page = _estimators()
+    runs, n = 4000, 100
+    mus, sigmas = torch.full((runs,), mu, dtype=F64), torch.full((runs,), sigma, dtype=F64)
+    torch.manual_seed(0)
+    reparam = page["reparam_estimate"](mus, sigmas, lambda z: torch.sin(w * z), n)[0]
+    score = page["score_estimate"](mus, sigmas, lambda z: torch.sin(w * z), n)[0]
+    by_hand = _var_sin_mu(w, mu, sigma)
+    for measured, expected in zip((reparam.var().item(), score.var().item()), by_hand, strict=True):
+        assert math.isclose(measured, expected / n, rel_tol=0.15), (measured, expected / n)
+    assert score.var() * 10 < reparam.var()  # the score function is the less noisy one
+    exact = w * math.cos(w * mu) * math.exp(-((w * sigma) ** 2) / 2)  # both stay unbiased
+    assert abs(reparam.mean().item() - exact) < 5 * math.sqrt(by_hand[0] / n / runs)
+    assert abs(score.mean().item() - exact) < 5 * math.sqrt(by_hand[1] / n / runs)
+    if (w, mu, sigma) == (10.0, 1.0, 0.5):  # the page's numbers, "about 50" and "about 2"
+        assert round(by_hand[0]) == 50 and round(by_hand[1]) == 2
 
 
 @pytest.mark.claim(
@@ -713,3 +780,41 @@ def test_exercise_variance_formulas(mu: float, sigma: float) -> None:
     exact = math.cos(mu) * math.exp(-(sigma**2) / 2)
     assert abs(reparam.mean().item() - exact) < 5 * math.sqrt(by_hand_reparam / n / runs)
     assert abs(score.mean().item() - exact) < 5 * math.sqrt(by_hand_score / n / runs)
+
+
+def _exercise_check_says(starter: str) -> str:
+    """What the exercise's check cell prints after `starter` ran in place of the starter."""
+    check = region(ROOT / "snippets" / f"{EXERCISE_SNIPPET}.py", "check")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(starter + "\n" + check, "<exercise>", "exec"), {"__name__": "__exercise__"})
+    return out.getvalue().strip().splitlines()[-1]
+
+
+DIAGNOSES = {
+    "variance-as-std": "those are standard deviations",
+    "surrogate-sum": "not .sum()",
+    "product-of-means": "the product of two averages",
+    "score-with-rsample": "log_prob(z) does not change with mu",
+    "one-sample-per-run": "about 100 times too large",
+}
+
+
+@pytest.mark.parametrize(("mistake", "phrase"), DIAGNOSES.items())
+def test_exercise_check_diagnoses_each_mistake(mistake: str, phrase: str) -> None:
+    mistakes = ROOT / "tests" / "mistakes" / "reparameterisation-vs-score-function.py"
+    said = _exercise_check_says(region(mistakes, mistake))
+    assert said.startswith("Not quite:") and phrase in said, said
+    # and no other mistake's diagnosis
+    assert not [p for p in DIAGNOSES.values() if p in said and p != phrase], said
+
+
+def test_exercise_check_gives_the_near_zero_diagnosis_to_the_score_function_only() -> None:
+    """A reparam_grads that returns zeros is not told about f(z) * log_prob(z)."""
+    code = region(ROOT / "snippets" / f"{EXERCISE_SNIPPET}.py", "solution")
+    old = "torch.autograd.grad(f(z).mean(), (mu, sigma))"
+    assert code.count(old) == 1
+    said = _exercise_check_says(
+        code.replace(old, "torch.autograd.grad(0 * f(z).mean(), (mu, sigma))")
+    )
+    assert said.startswith("Not quite: reparam_grads") and "log_prob" not in said, said

@@ -258,3 +258,87 @@ def variance_of_d_mu(estimator):
 reparam_variance = variance_of_d_mu(reparam_grads)
 score_variance = variance_of_d_mu(score_grads)
 # --8<-- [end:one-sample-per-run]
+
+# --8<-- [start:variance-as-std]
+# Mistake: the variances are standard deviations, .std() instead of .var().
+import torch
+from torch.distributions import Normal
+
+
+def f(z: torch.Tensor) -> torch.Tensor:
+    return torch.sin(z)
+
+
+def reparam_grads(mu: torch.Tensor, sigma: torch.Tensor, n: int) -> torch.Tensor:
+    mu = mu.detach().requires_grad_()
+    sigma = sigma.detach().requires_grad_()
+    z = Normal(mu, sigma).rsample((n,))
+    return torch.stack(torch.autograd.grad(f(z).mean(), (mu, sigma)))
+
+
+def score_grads(mu: torch.Tensor, sigma: torch.Tensor, n: int) -> torch.Tensor:
+    mu = mu.detach().requires_grad_()
+    sigma = sigma.detach().requires_grad_()
+    dist = Normal(mu, sigma)
+    z = dist.sample((n,))
+    return torch.stack(torch.autograd.grad((f(z).detach() * dist.log_prob(z)).mean(), (mu, sigma)))
+
+
+mu = torch.tensor(1.0)
+sigma = torch.tensor(0.5)
+runs = 200
+
+
+def variance_of_d_mu(estimator):
+    estimates = []
+    for seed in range(runs):
+        torch.manual_seed(seed)
+        estimates.append(estimator(mu, sigma, 100)[0])
+    return torch.stack(estimates).std()
+
+
+reparam_variance = variance_of_d_mu(reparam_grads)
+score_variance = variance_of_d_mu(score_grads)
+# --8<-- [end:variance-as-std]
+
+# --8<-- [start:surrogate-sum]
+# Mistake: the surrogate sums over the samples instead of averaging.
+import torch
+from torch.distributions import Normal
+
+
+def f(z: torch.Tensor) -> torch.Tensor:
+    return torch.sin(z)
+
+
+def reparam_grads(mu: torch.Tensor, sigma: torch.Tensor, n: int) -> torch.Tensor:
+    mu = mu.detach().requires_grad_()
+    sigma = sigma.detach().requires_grad_()
+    z = Normal(mu, sigma).rsample((n,))
+    return torch.stack(torch.autograd.grad(f(z).mean(), (mu, sigma)))
+
+
+def score_grads(mu: torch.Tensor, sigma: torch.Tensor, n: int) -> torch.Tensor:
+    mu = mu.detach().requires_grad_()
+    sigma = sigma.detach().requires_grad_()
+    dist = Normal(mu, sigma)
+    z = dist.sample((n,))
+    return torch.stack(torch.autograd.grad((f(z).detach() * dist.log_prob(z)).sum(), (mu, sigma)))
+
+
+mu = torch.tensor(1.0)
+sigma = torch.tensor(0.5)
+runs = 200
+
+
+def variance_of_d_mu(estimator):
+    estimates = []
+    for seed in range(runs):
+        torch.manual_seed(seed)
+        estimates.append(estimator(mu, sigma, 100)[0])
+    return torch.stack(estimates).var()
+
+
+reparam_variance = variance_of_d_mu(reparam_grads)
+score_variance = variance_of_d_mu(score_grads)
+# --8<-- [end:surrogate-sum]
