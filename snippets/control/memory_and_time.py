@@ -316,8 +316,10 @@ print("plain SGD's state after a step:", dict(sgd.state))
 
 # --8<-- [start:bf16-step]
 one = torch.tensor(1.0)
-print(f"1 + 0.001 in float32:  {(one + 0.001).item():.4f}")
-print(f"1 + 0.001 in bfloat16: {(one.bfloat16() + 0.001).item():.4f}")
+for step in (0.001, 0.0001):
+    for dtype in (torch.float32, torch.bfloat16, torch.float16):
+        name = str(dtype).removeprefix("torch.")
+        print(f"1 + {step:<6} in {name:8}: {(one.to(dtype) + step).item():.4f}")
 # --8<-- [end:bf16-step]
 
 # --8<-- [start:mixed-precision]
@@ -490,7 +492,8 @@ for name, hooks in [
     in_use, _ = end_and_peak(prof)
     out.sum().backward()  # unpack hands each saved tensor back
     print(f"{name:29} in use after the forward pass: {in_use:6} bytes")
-    same = torch.allclose(model[0].weight.grad, gradients[0][0])
+    pairs = zip(model.parameters(), gradients[0], strict=True)  # against the plain run
+    same = all(torch.allclose(p.grad, plain_grad) for p, plain_grad in pairs)
     print(f"{'':29} the same gradients, up to rounding: {same}")
     del out
 # --8<-- [end:save-on-cpu]

@@ -239,7 +239,9 @@ def test_a_fresh_adams_first_step_is_the_learning_rate_times_the_sign(transfer_p
     assert torch.all((steps.abs() - lr).abs() <= lr * 1e-8 / grads.abs() + 1e-12)
 
 
-@pytest.mark.claim(PAGE, "however small that gradient is")
+@pytest.mark.claim(
+    PAGE, "whatever the size of that gradient, as long as it is well above $\\epsilon$"
+)
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.floats(1e-6, 1e3), min_size=1, max_size=6), st.data())
 def test_adams_first_step_ignores_the_size_of_the_gradient(sizes, data) -> None:
@@ -253,6 +255,48 @@ def test_adams_first_step_ignores_the_size_of_the_gradient(sizes, data) -> None:
     adam.step()
     assert torch.allclose(p.detach(), -0.03 * g / (g.abs() + 1e-8), rtol=1e-9)
     assert torch.all((p.detach().abs() - 0.03).abs() <= 0.03 * 1e-2)  # 0.03, to 1 %
+
+
+@pytest.mark.claim(
+    PAGE,
+    "a gradient of exactly $\\epsilon$ moves its value by $\\eta/2$, and a zero gradient does"
+    " not move it",
+)
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_near_epsilon_the_size_of_adams_first_gradient_shows(dtype: torch.dtype) -> None:
+    setup = run_region(SNIPPET, "adam-setup", inputs={"torch": torch, "nn": nn})
+    v = setup["v"]  # the page's parameter, in the page's Adam (lr 0.1), with values of ours:
+    # the page's step, (v**2).sum().backward(), gives 2v, so v = eps/2 gives g = eps
+    v.data = torch.tensor([0.5e-8, 0.0, -0.5e-8, 1.0, -1e-3], dtype=dtype)
+    start = v.detach().clone()
+    page = run_region(SNIPPET, "adam-first-step", inputs=setup)
+    g = 2 * start
+    assert torch.equal(v.grad, g)
+    # by hand: -lr * g / (|g| + eps), eps = 1e-8: half the lr at |g| = eps, 0 at g = 0
+    step = v.detach() - start
+    expected = -0.1 * g.double() / (g.double().abs() + 1e-8)
+    assert torch.allclose(step.double(), expected, rtol=1e-6, atol=1e-12)
+    assert step[:3].tolist() == pytest.approx([-0.05, 0.0, 0.05], rel=1e-6, abs=1e-12)
+    assert step[1].item() == 0.0 and v[1].item() == 0.0  # a zero gradient: not moved at all
+    assert "after one Adam step" in page.output
+
+
+@pytest.mark.claim(PAGE, "After $t$ steps it divides them by")
+@pytest.mark.parametrize("g", [3.0, -0.02, 1e-5])
+def test_adams_averages_are_divided_by_one_minus_beta_to_the_t(g: float) -> None:
+    page = run_region(SNIPPET, "adam-setup", inputs={"torch": torch, "nn": nn})
+    v, adam = page["v"], page["adam"]  # the page's parameter and Adam, lr 0.1
+    beta1, beta2 = adam.defaults["betas"]
+    for t in range(1, 6):  # a constant gradient: the averages are (1 - beta^t) g and g^2
+        before = v.detach().clone()
+        v.grad = torch.full_like(v, g)
+        adam.step()
+        state = adam.state[v]
+        assert torch.allclose(state["exp_avg"], torch.full_like(v, (1 - beta1**t) * g))
+        assert torch.allclose(state["exp_avg_sq"], torch.full_like(v, (1 - beta2**t) * g * g))
+        # divided by 1 - beta^t, they are g and g^2 again: the step is -lr g / (|g| + eps)
+        step = v.detach() - before
+        assert torch.allclose(step, torch.full_like(v, -0.1 * g / (abs(g) + 1e-8)), rtol=1e-5)
 
 
 @pytest.mark.claim(PAGE, "Plain SGD moves each value by $\\eta g$")

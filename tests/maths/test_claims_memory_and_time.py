@@ -97,13 +97,34 @@ def _base_page():
 @given(st.floats(0, 2.0**-8, exclude_max=True))
 def test_bfloat16_loses_a_step_smaller_than_half_its_spacing(step: float) -> None:
     page = run_region(SNIPPET, "bf16-step", inputs={"torch": torch})
-    assert page.output.endswith("1 + 0.001 in bfloat16: 1.0000\n")
+    assert "1 + 0.001  in bfloat16: 1.0000\n" in page.output
     one = torch.tensor(1.0, dtype=torch.bfloat16)
     assert torch.finfo(torch.bfloat16).eps == 2.0**-7  # 8 significant bits: 1 + 7 stored
     assert torch.nextafter(one, torch.tensor(2.0, dtype=torch.bfloat16)).item() == 1 + 2.0**-7
     assert (one + step).item() == 1.0  # below half the gap: rounds back to 1
     if step >= 2.0**-20:
         assert (torch.tensor(1.0) + step).item() > 1.0  # float32 keeps it
+
+
+@pytest.mark.claim(PAGE, "float16 keeps 11 significant bits, so the next number above 1 is")
+@settings(max_examples=50, deadline=None)
+@given(
+    st.floats(0, 2.0**-11, exclude_max=True),
+    # above half the gap by more than float32's rounding: the sum is computed in float32,
+    # then rounded to float16, and a tie at exactly half the gap rounds to even, to 1
+    st.floats(2.0**-11 + 2.0**-21, 2.0**-8),
+)
+def test_float16_keeps_a_step_above_half_its_spacing_and_loses_one_below(lost, kept) -> None:
+    page = run_region(SNIPPET, "bf16-step", inputs={"torch": torch})
+    assert "1 + 0.001  in float16 : 1.0010\n" in page.output  # kept
+    assert "1 + 0.0001 in float16 : 1.0000\n" in page.output  # lost
+    one = torch.tensor(1.0, dtype=torch.float16)
+    assert torch.finfo(torch.float16).eps == 2.0**-10  # 11 significant bits: 1 + 10 stored
+    assert torch.nextafter(one, torch.tensor(2.0, dtype=torch.float16)).item() == 1 + 2.0**-10
+    assert (one + lost).item() == 1.0  # below half the gap, 2^-11: rounds back to 1
+    assert (one + kept).item() > 1.0  # above it: rounds up to the next number at least
+    # bfloat16 loses every step below 2^-8, the float16 ones it keeps included
+    assert (torch.tensor(1.0, dtype=torch.bfloat16) + min(kept, 2.0**-8 * 0.99)).item() == 1.0
 
 
 @pytest.mark.claim(PAGE, "16 bytes per parameter, as in float32")
@@ -210,4 +231,33 @@ def test_save_on_cpu_with_pinning_copies_every_saved_tensor(n_in, width, n_out, 
     plain = f"in use after the forward pass: {2 * 4 * batch * width + output:6} bytes"
     assert run.output.count(plain) == 2  # no hooks, and save_on_cpu() without pinning
     assert run.output.count("the same gradients: True") == 1  # checkpointing: bit for bit
+    assert run.output.count("the same gradients, up to rounding: True") == 3  # hooks or not
+
+
+@pytest.mark.claim(
+    PAGE, "the copy that `pin_memory=True` makes is contiguous, so a saved transposed"
+)
+def test_a_pinned_copy_is_contiguous_and_may_round_the_gradients_differently() -> None:
+    page = _base_page()
+    page = run_region(SNIPPET, "mlp", "profile-step", inputs=page)
+    torch.manual_seed(0)  # a network where the last product rounds differently
+    model = nn.Sequential(
+        nn.Linear(3, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 1)
+    )
+    x = torch.randn(9, 3)
+    run = run_region(SNIPPET, "checkpoint", "save-on-cpu", inputs={**page, "model": model, "x": x})
     assert run.output.count("the same gradients, up to rounding: True") == 3
+    plain = run["gradients"][0]
+    weight_t = model[4].weight.t()  # W3^T, as the last layer saves it
+    for pin in (False, True):
+        hooks = torch.autograd.graph.save_on_cpu(pin_memory=pin)
+        _, packed = hooks.pack_hook(weight_t)
+        assert (packed.stride() == weight_t.stride()) != pin  # pinned: a contiguous copy
+        assert packed.is_contiguous() or not pin
+        model.zero_grad()
+        with hooks:
+            out = model(x)
+        out.sum().backward()
+        pairs = list(zip(model.parameters(), plain, strict=True))
+        assert all(torch.allclose(p.grad, g) for p, g in pairs)
+        assert all(torch.equal(p.grad, g) for p, g in pairs) != pin  # pinned: not bit for bit
