@@ -89,6 +89,43 @@ with fwAD.dual_level():
     print("y2 has a grad_fn:", y2.grad_fn is not None)
 # --8<-- [end:dual]
 
+# --8<-- [start:linearize]
+from torch.func import linearize
+
+runs = 0
+
+
+def f_run_counted(x):
+    global runs
+    runs += 1
+    return f(x)
+
+
+# linearize's constant folding raises a UserWarning about its own graph: hide just that one.
+warnings.filterwarnings("ignore", "Attempted to insert a get_attr Node")
+y_lin, jvp_fn = linearize(f_run_counted, x)  # J at x, recorded as a linear map
+print("linearize ran f's Python", runs, "times")
+for j in range(3):
+    print(f"jvp_fn(e{j + 1}) = column {j + 1} of J:", jvp_fn(torch.eye(3)[j]))
+print("after three products, f's Python has run", runs, "times")
+
+# The transpose: u . (J v) == (J^T u) . v for every u (one per output), v (one per input).
+generator = torch.Generator().manual_seed(0)
+# --8<-- [start:linearize-maths]
+x64 = x.double()
+_, jvp64 = linearize(f, x64)
+_, vjp64 = torch.func.vjp(f, x64)
+for _ in range(3):
+    u_out = torch.randn(2, dtype=torch.float64, generator=generator)  # one weight per output
+    v_in = torch.randn(3, dtype=torch.float64, generator=generator)  # one weight per input
+    forward_side = u_out @ jvp64(v_in)  # u . (J v)
+    reverse_side = vjp64(u_out)[0] @ v_in  # (v^T J) with v = u, then . v
+    gap = abs(forward_side - reverse_side).item()
+    print(f"u.(J v) = {forward_side:8.4f}   (J^T u).v = {reverse_side:8.4f}", end="   ")
+    print("gap < 1e-12:", gap < 1e-12)
+# --8<-- [end:linearize-maths]
+# --8<-- [end:linearize]
+
 # --8<-- [start:count-jacobian]
 calls = {"f": 0, "backward": 0}
 
@@ -242,6 +279,21 @@ jacfwd(tall_counted)(ab)
 print("jacfwd called the function", calls["f"], "time")
 # --8<-- [end:batched]
 
+# --8<-- [start:chunk-size]
+import inspect
+
+full = jacrev(tall)(ab)  # all 6 VJPs in one batched backward pass
+for chunk_size in (1, 2, 4):
+    chunked = jacrev(tall, chunk_size=chunk_size)(ab)  # at most chunk_size VJPs at a time
+    print(
+        f"jacrev(tall, chunk_size={chunk_size}) is the same Jacobian:", torch.equal(chunked, full)
+    )
+print("jacfwd has a chunk_size argument:", "chunk_size" in inspect.signature(jacfwd).parameters)
+print(
+    "vmap has a chunk_size argument:", "chunk_size" in inspect.signature(torch.func.vmap).parameters
+)
+# --8<-- [end:chunk-size]
+
 # --8<-- [start:flops]
 from torch.utils.flop_counter import FlopCounterMode
 
@@ -306,6 +358,38 @@ for depth in (5, 10, 20):
     print(f"{depth:2} tanh nodes: reverse mode keeps {reverse_bytes:6} bytes,", end=" ")
     print("forward mode", sum(kept))
 # --8<-- [end:memory]
+
+# --8<-- [start:cheap-gradient]
+from itertools import pairwise
+
+
+def linear_stack(widths):
+    """Linear layers without bias, widths[0] -> widths[1] -> ..., with tanh between."""
+    layers = []
+    for n_in, n_out in pairwise(widths):
+        layers += [torch.nn.Linear(n_in, n_out, bias=False), torch.nn.Tanh()]
+    return torch.nn.Sequential(*layers[:-1])
+
+
+def gradient_cost(net, X):
+    """FLOPs of one forward pass, and of a forward plus a backward pass of the sum."""
+    forward = flops(lambda: net(X).sum())  # the counter of the block above
+    forward_and_backward = flops(lambda: net(X).sum().backward())
+    return forward, forward_and_backward
+
+
+torch.manual_seed(0)
+batch = 8
+for width in (16, 64, 256):
+    net = linear_stack([width, width, width, width])  # 3 layers of width x width weights
+    X = torch.randn(batch, width)
+    forward, both = gradient_cost(net, X)
+    _, both_x = gradient_cost(net, X.clone().requires_grad_())  # the input's gradient too
+    params = sum(p.numel() for p in net.parameters())
+    ratio, ratio_x = f"{both / forward:.3g}", f"{both_x / forward:.3g}"
+    print(f"width {width:3} ({params:6} parameters): forward {forward:8} FLOPs,", end=" ")
+    print(f"forward+backward {both:8}, ratio {ratio} ({ratio_x} with x.grad)")
+# --8<-- [end:cheap-gradient]
 
 # --8<-- [start:per-sample]
 from torch.func import functional_call, grad, vmap

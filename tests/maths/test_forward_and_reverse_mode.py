@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import warnings
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -260,3 +261,107 @@ def test_ghost_clipping_is_the_sum_of_clipped_per_example_gradients(
     for name, g in per_example.items():
         hand = (factors.view(-1, *[1] * (g.dim() - 1)) * g).sum(0)
         torch.testing.assert_close(clipped[name], hand, rtol=1e-4, atol=1e-5)
+
+
+# --- linearize: a VJP is the transpose of a JVP ------------------------------------------
+
+PAGE_F = run_regions("quiet-start", "jacobian")
+
+
+@pytest.mark.claim(
+    "docs/deeper/forward-and-reverse-mode.md",
+    "In float64 the two sides of the block agree to within $10^{-12}$ for random $u$ and $v$",
+)
+@pytest.mark.claim(
+    "docs/deeper/forward-and-reverse-mode.md",
+    "A VJP is its transpose: $u \\cdot (Jv) = (J^{\\top} u) \\cdot v$ for every $u$ and $v$.",
+)
+@settings(max_examples=30, deadline=None)
+@given(points, st.integers(min_value=0, max_value=2**32 - 1))
+def test_linearize_transposed_is_the_vjp(values: list[float], seed: int) -> None:
+    # u . (J v) = sum_ij u_i J_ij v_j = (J^T u) . v, with J the hand Jacobian of f.
+    # Tolerance: float64, |x_j| <= 3 and standard normal u, v keep every term below
+    # about 1e3, so rounding stays near 1e-13; the page's sentence says 1e-12.
+    x = torch.tensor(values)
+    run = run_region(
+        "deeper/forward_and_reverse_mode",
+        "linearize-maths",
+        inputs={
+            **PAGE_F,
+            "x": x,
+            "linearize": torch.func.linearize,
+            "generator": torch.Generator().manual_seed(seed),
+        },
+    )
+    assert run.output.count("gap < 1e-12: True") == 3, run.output
+    x1, x2, x3 = x.double()  # the point the page's block differentiates at, in float64
+    J = torch.stack([torch.stack([x2, x1, x1**0]), torch.stack([0 * x1, x3**2, 2 * x2 * x3])])
+    hand = run["u_out"] @ J @ run["v_in"]
+    assert abs(run["forward_side"] - hand).item() < 1e-12
+    assert abs(run["reverse_side"] - hand).item() < 1e-12
+
+
+# --- jacrev(chunk_size=k) ------------------------------------------------------------------
+
+PAGE_WT = run_regions("quiet-start", "jacobian", "wide-and-tall")
+
+
+@pytest.mark.claim("docs/deeper/forward-and-reverse-mode.md", "the result is the same Jacobian")
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.floats(-3, 3, allow_nan=False), min_size=2, max_size=2),
+    st.integers(min_value=1, max_value=8),
+    st.sampled_from([torch.float32, torch.float64]),
+)
+def test_jacrev_chunk_size_gives_the_same_jacobian(
+    ab: list[float], chunk_size: int, dtype: torch.dtype
+) -> None:
+    # The tall function's Jacobian, by hand: columns 2 a t + b t^2 and a t^2, t = 0..5;
+    # chunk sizes below, at and above the 6 outputs give exactly jacrev's unchunked result.
+    run = run_region(
+        "deeper/forward_and_reverse_mode",
+        "chunk-size",
+        inputs={**PAGE_WT, "ab": torch.tensor(ab, dtype=dtype)},
+    )
+    assert run.output.count("is the same Jacobian: True") == 3, run.output
+    tall, point = PAGE_WT["tall"], torch.tensor(ab, dtype=dtype)
+    chunked = torch.func.jacrev(tall, chunk_size=chunk_size)(point)
+    assert torch.equal(chunked, torch.func.jacrev(tall)(point))
+    a, b = ab
+    t = torch.arange(6.0, dtype=torch.float64)
+    hand = torch.stack([2 * a * t + b * t**2, a * t**2], dim=1)
+    torch.testing.assert_close(chunked.double(), hand, rtol=1e-5, atol=1e-4)
+
+
+# --- the cheap-gradient principle: counted FLOPs of a stack of linear layers ---------------
+
+PAGE_COST = run_regions("quiet-start", "jacobian", "flops", "cheap-gradient")
+
+
+@pytest.mark.claim(
+    "docs/deeper/forward-and-reverse-mode.md",
+    "For a stack of linear layers without bias the ratio of forward plus backward to forward"
+    " is exactly $3$ when the input requires grad, and exactly $3 - F_1/F$ when it does not.",
+)
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.integers(min_value=1, max_value=24), min_size=2, max_size=5),
+    st.integers(min_value=1, max_value=9),
+    st.sampled_from([torch.float32, torch.float64]),
+    st.booleans(),
+)
+def test_linear_stack_gradient_costs_three_forward_passes(
+    widths: list[int], batch: int, dtype: torch.dtype, input_requires_grad: bool
+) -> None:
+    # Layer i: forward F_i = 2 B n_i n_{i+1}; backward 2 F_i (x.grad and W.grad), but the
+    # first layer skips its input's gradient when x does not require grad:
+    # forward + backward = 3 F, or 3 F - F_1.
+    net = PAGE_COST["linear_stack"](widths).to(dtype)
+    X = torch.randn(batch, widths[0], dtype=dtype).requires_grad_(input_requires_grad)
+    forward, both = PAGE_COST["gradient_cost"](net, X)
+    layer_flops = [2 * batch * n * m for n, m in pairwise(widths)]
+    F, F1 = sum(layer_flops), layer_flops[0]
+    assert forward == F
+    assert both == (3 * F if input_requires_grad else 3 * F - F1)
+    if input_requires_grad:
+        assert both / forward == 3
