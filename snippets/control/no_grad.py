@@ -229,7 +229,7 @@ with fwAD.dual_level():
     x = fwAD.make_dual(value, rate)
     y = x**2
     with torch.no_grad():
-        scale = x * 3  # a constant for backward(), as in the block above
+        scale = x * 3  # a constant for backward(), as in the mixed example at the top
     loss = y * scale
     tangent_of_scale = fwAD.unpack_dual(scale).tangent
     tangent_of_loss = fwAD.unpack_dual(loss).tangent

@@ -10,6 +10,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import inspect
+import io
+import logging
 import sys
 import types
 import warnings
@@ -216,3 +220,64 @@ def test_the_exported_cond_takes_the_branch_of_each_input() -> None:
     exported = torch.export.export(_Wrap(page["g_cond"]), (torch.tensor([1.0, 2.0]),), strict=True)
     for values in ([-1.0, -2.0], [0.0, 0.0], [3.0, -3.0], [3.0, -1.0], [-3.0, 1.0]):
         assert exported.module()(torch.tensor(values)).tolist() == _g_by_hand(values)[0]
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@pytest.mark.claim(
+    PAGE, "one function gets at most 8 graphs (`torch._dynamo.config.recompile_limit`)"
+)
+@pytest.mark.claim(PAGE, "The results stay right; only the compiling stops.")
+@pytest.mark.usefixtures("fresh_dynamo")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_a_loop_over_an_int_stops_compiling_at_the_recompile_limit(dtype: torch.dtype) -> None:
+    page = _page("compile", "int-argument")
+    assert torch._dynamo.config.recompile_limit == 8
+    graphs = page["graphs"]
+    graphs.clear()
+    compiled = torch.compile(page["power"], backend=page["keep_graph"])
+    x = torch.tensor([1.5, -2.0], dtype=dtype)
+    records = _Records()
+    logger = logging.getLogger("torch._dynamo")
+    logger.addHandler(records)
+    try:
+        seen = set()
+        for n in [*range(2, 14), 3, 12, 20]:  # 8 values fill the limit; old and new ones after
+            seen.add(n)
+            assert torch.allclose(compiled(x, n), x**n)  # right, compiled or not
+            assert len(graphs) == min(len(seen), 8)  # a graph per value, 8 at most
+    finally:
+        logger.removeHandler(records)
+    hits = [m for m in records.messages if "recompile_limit" in m]
+    assert hits and "recompile_limit (8)" in hits[0]
+
+
+@pytest.mark.claim(PAGE, "`strict=False` is the default: export then runs the Python code")
+@pytest.mark.parametrize("values", [[1.0, 2.0], [-1.0, -2.0], [0.0]], ids=str)
+def test_export_by_default_refuses_the_if_too_without_naming_torch_cond(
+    values: list[float],
+) -> None:
+    page = _page("compile", "cond")
+    module = types.ModuleType("snippet_graph_dynamic_graphs_default")
+    module.__dict__.update(page)
+    sys.modules[module.__name__] = module
+    try:
+        page = run_region(SNIPPET, "export", inputs={**page, "__name__": module.__name__})
+    finally:
+        del sys.modules[module.__name__]
+    assert inspect.signature(torch.export.export).parameters["strict"].default is False
+    from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+    with (
+        contextlib.redirect_stderr(io.StringIO()),
+        pytest.raises(GuardOnDataDependentSymNode) as error,
+    ):
+        torch.export.export(page["G"](), (torch.tensor(values),))
+    assert "torch.cond" not in str(error.value)

@@ -205,7 +205,7 @@ def test_the_pages_model_of_the_engine_predicts_its_order(data) -> None:
     assert [id(n) for n in _real_order(page, root)] == [id(n) for n in predicted]
 
 
-@pytest.mark.claim(PAGE, "one more than the node made before it")
+@pytest.mark.claim(PAGE, "one more than the node made before it in the same thread")
 @settings(max_examples=30, deadline=None)
 @given(st.data())
 def test_each_new_node_gets_the_next_sequence_number(data) -> None:
@@ -217,6 +217,25 @@ def test_each_new_node_gets_the_next_sequence_number(data) -> None:
     assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
     for leaf in values[:2]:  # an AccumulateGrad node: the largest number there is
         assert (leaf * 1).grad_fn.next_functions[0][0]._sequence_nr() == 2**64 - 1
+
+
+@pytest.mark.claim(PAGE, "one more than the node made before it in the same thread")
+@pytest.mark.parametrize("made_elsewhere", [0, 1, 5])
+def test_nodes_made_in_another_thread_do_not_advance_the_count(made_elsewhere: int) -> None:
+    import threading
+
+    page = run_region(SNIPPET, "forward", "walker", "node-hooks", "engine-order")
+    p = page["p"]
+    first = (p * 2).grad_fn._sequence_nr()
+
+    def make_nodes() -> None:
+        for _ in range(made_elsewhere):
+            p.sin()
+
+    thread = threading.Thread(target=make_nodes)
+    thread.start()
+    thread.join()
+    assert (p * 2).grad_fn._sequence_nr() == first + 1
 
 
 @pytest.mark.claim(PAGE, "the gradients it passes on as well: one per input of the operation")
