@@ -144,6 +144,13 @@ print("traced(x) =", y.tolist(), "| x.grad =", x.grad.tolist())
 
 
 # --8<-- [start:jit-script]
+import warnings
+
+# Its deprecation warning comes once per process, and torch itself may have used
+# scripting already: hidden by its message, so every run prints the same.
+warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
+
+
 @torch.jit.script  # compiles the function's source code: the if is kept
 def g_scripted(x):
     if x.sum() > 0:  # the same g as above
