@@ -300,8 +300,8 @@ def _bceloss_fade(z: torch.Tensor) -> Session:
 @pytest.mark.claim(
     BCE_PAGE,
     "`nn.BCELoss` clamps the log at -100, which keeps the loss finite, and its backward pass "
-    "divides by `max(p * (1 - p), 1e-12)`, so the gradient on z fades from z ≈ -27.6, long "
-    "before the clamp, and is 0 where sigmoid underflows.",
+    "divides by `max(p * (1 - p), 1e-12)`, so for label 1 the gradient on z fades from "
+    "z ≈ -27.6, long before the clamp, and is 0 where sigmoid underflows;",
 )
 @pytest.mark.parametrize("dtype", [torch.float32, F64])
 def test_bce_loss_gradient_fades_before_the_clamp(dtype: torch.dtype) -> None:
@@ -320,6 +320,30 @@ def test_bce_loss_gradient_fades_before_the_clamp(dtype: torch.dtype) -> None:
     if dtype == torch.float32:  # sigmoid underflows below about -88.7: the clamp, gradient 0
         assert loss[-2:].tolist() == [100.0, 100.0]
         assert dz[-2:].tolist() == [0.0, 0.0]
+
+
+@pytest.mark.claim(
+    BCE_PAGE,
+    "for label 0 it is 0 wherever sigmoid rounds to 1 (from z ≈ 16.6 in float32)",
+)
+@pytest.mark.parametrize("dtype", [torch.float32, F64])
+def test_bce_loss_gradient_for_label_0_where_sigmoid_rounds_to_1(dtype: torch.dtype) -> None:
+    points = [10.0, 16.5, 16.7, 20.0, 30.0, 36.6, 36.8, 100.0]
+    z = torch.tensor(points, dtype=dtype, requires_grad=True)
+    # The page's block has label 1 only; the label-0 case is PyTorch's own BCELoss.
+    p = torch.sigmoid(z)
+    loss = F.binary_cross_entropy(p, torch.zeros_like(z), reduction="none")
+    loss.sum().backward()
+    rounds_to_1 = p.detach() == 1
+    assert (z.grad[rounds_to_1] == 0).all()  # (1 - 0) / 1e-12 times sigmoid's slope, 0
+    assert (loss.detach()[rounds_to_1] == 100).all()  # the clamp
+    right = torch.sigmoid(z.detach())  # sigma(z) - 0, about 1 here
+    torch.testing.assert_close(z.grad[:2], right[:2])  # z = 10, 16.5: still right
+    if dtype == torch.float32:  # sigmoid rounds to 1 from about 16.6 on
+        assert rounds_to_1.tolist() == [False, False] + [True] * 6
+    else:  # float64: rounds to 1 only from about 36.7, but fades from 27.6 as for label 1
+        assert rounds_to_1.tolist() == [False] * 6 + [True] * 2
+        assert z.grad[4].abs() < 0.1  # z = 30
 
 
 @pytest.mark.claim(

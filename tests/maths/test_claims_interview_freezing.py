@@ -61,6 +61,35 @@ def test_a_flag_frozen_prefix_records_nothing(x_requires_grad: bool) -> None:
         assert all(p.grad is None for p in layer.parameters())
 
 
+@pytest.mark.claim(
+    NO_GRAD_PAGE,
+    "or an input you differentiate (a saliency map, an adversarial example): the flag lets "
+    "the gradient pass back to it, and `no_grad()` cuts it off",
+)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_an_input_that_requires_grad_gets_through_the_flag_not_no_grad(
+    dtype: torch.dtype,
+) -> None:
+    page = run_region(NO_GRAD, "model", "flag", "block", "prefix")
+    first, second = page["first"].to(dtype), page["second"].to(dtype)
+    first.requires_grad_(False)
+    second.requires_grad_(False)  # every layer frozen by the flag
+    x = page["x"].to(dtype).clone().requires_grad_()
+    out = second(first(x))  # the page's model: first, then second
+    out.pow(2).mean().backward()
+    grad_out = 2 * out.detach() / out.numel()
+    torch.testing.assert_close(x.grad, grad_out @ second.weight @ first.weight)  # by hand
+    assert all(p.grad is None for layer in (first, second) for p in layer.parameters())
+    x.grad = None
+    with torch.no_grad():
+        features = first(x)
+    out = second(features)
+    assert features.grad_fn is None and out.grad_fn is None  # cut off: x gets nothing
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        out.pow(2).mean().backward()
+    assert x.grad is None
+
+
 FREEZE_PAGE = "docs/interview/how-do-you-freeze-a-layer.md"
 FREEZE = "interview/how_do_you_freeze_a_layer"
 

@@ -23,6 +23,7 @@ HOOKS = "interview/what_are_hooks_used_for"
 
 
 @pytest.mark.claim(PAGE, "its weights and bias then get a gradient of 0 from every example")
+@pytest.mark.claim(PAGE, "In the first layer, whose inputs are the data, the unit stays dead")
 @pytest.mark.parametrize("unit", [0, 3, 7])
 def test_a_dead_unit_gets_no_gradient(unit: int) -> None:
     page = run_region(HOOKS, "tensor-hook", "forward-hook", "dead-units")
