@@ -66,6 +66,10 @@ def flat_grad(params) -> torch.Tensor:
     return torch.cat([p.grad.flatten() for p in params])
 
 
+def flat_weights(model: nn.Module) -> torch.Tensor:
+    return torch.cat([p.detach().flatten() for p in model.parameters()])
+
+
 # --8<-- [end:model]
 
 # --8<-- [start:run]
@@ -150,7 +154,13 @@ def worker(rank: int, port: int, results: Any) -> None:
         report["reduce-scatter, then all-gather"] = torch.cat(parts).tolist()
 
         # DDP: a full copy per rank, gradients all-reduced during backward().
-        ddp = DDP(new_model())
+        copy = new_model()
+        if rank != 0:  # start from other weights: DDP replaces them with rank 0's
+            with torch.no_grad():
+                for p in copy.parameters():
+                    p.add_(1.0)
+        ddp = DDP(copy)  # broadcasts rank 0's parameters and buffers to every rank
+        report["DDP start is rank 0's"] = torch.equal(flat_weights(ddp), flat_weights(new_model()))
         adam = torch.optim.Adam(ddp.parameters(), lr=0.01)
         F.mse_loss(ddp(X), y).backward()
         report["DDP gradient"] = flat_grad(ddp.parameters()).tolist()
@@ -282,6 +292,9 @@ if __name__ == "__main__":
         def first(values: list[float], k: int = 4) -> str:
             return "[" + ", ".join(f"{v:7.4f}" for v in values[:k]) + ", ...]"
 
+        for r in reports:
+            print(f"rank {r['rank']}: weights once DDP wraps the model are rank 0's:", end=" ")
+            print(r["DDP start is rank 0's"])
         for r in reports:
             print(f"rank {r['rank']}: its own half's gradient {first(r['own gradient'])}")
         for r in reports:

@@ -63,6 +63,21 @@ for reentrant in (True, False):
     print(f"use_reentrant={reentrant!s:5}: the weight's gradient is set: {is_set}")
 # --8<-- [end:no-input-grad]
 
+
+# --8<-- [start:nested-structure]
+def segment_of_list(tensors: list[torch.Tensor]) -> torch.Tensor:
+    return segment(tensors[0])
+
+
+for reentrant in (True, False):
+    x.grad = None
+    out = checkpoint(segment_of_list, [x], use_reentrant=reentrant)  # x inside a list
+    if out.requires_grad:
+        out.sum().backward()
+    print(f"use_reentrant={reentrant!s:5}: x, inside a list, gets a gradient: {x.grad is not None}")
+x.grad = None
+# --8<-- [end:nested-structure]
+
 # --8<-- [start:autograd-grad]
 (grad,) = torch.autograd.grad(checkpoint(segment, x, use_reentrant=False).sum(), x)
 (eager,) = torch.autograd.grad(segment(x).sum(), x)

@@ -396,6 +396,23 @@ def test_selective_needs_non_reentrant() -> None:
         )
 
 
+@pytest.mark.claim(REENTRANT_PAGE, "The default is still the reentrant variant, and the warning")
+@pytest.mark.parametrize("requires_grad", [True, False])
+def test_leaving_use_reentrant_out_warns_and_is_reentrant(requires_grad: bool) -> None:
+    page = run_region(REENTRANT, "setup")
+    segment, x = page["segment"], page["x"].detach().requires_grad_(requires_grad)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = checkpoint(segment, x)  # no use_reentrant
+    messages = [str(w.message) for w in caught]
+    assert any("use_reentrant parameter should be passed explicitly" in m for m in messages)
+    assert any("will raise an exception" in m for m in messages)
+    if requires_grad:  # the reentrant variant's one node
+        assert type(out.grad_fn).__name__ == "CheckpointFunctionBackward"
+    else:  # the reentrant variant's limit: nothing recorded
+        assert not out.requires_grad
+
+
 # --- What is the difference between DataParallel, DDP and FSDP? ----------------------------
 
 
@@ -500,6 +517,29 @@ def test_dataparallel_without_gpu_calls_the_model() -> None:
     assert torch.equal(dp(x), model(x))
 
 
+@pytest.mark.claim(PARALLEL_PAGE, "`DataParallel` is different: the loss is computed once")
+def test_dataparallel_gradient_is_the_full_batch_gradient() -> None:
+    # It needs GPUs to run, so read what its autograd functions do in backward.
+    import importlib
+    import inspect
+
+    from torch.nn.parallel import _functions, scatter_gather
+
+    replicate = importlib.import_module("torch.nn.parallel.replicate")  # the module
+
+    page = run_region(PARALLEL, "dataparallel")
+    # forward returns the outputs gathered on one device: the caller's loss covers the batch
+    assert "return self.gather(outputs, self.output_device)" in page.output
+    assert "return self.gather(" in inspect.getsource(nn.DataParallel.forward)
+    # gather's backward is a scatter of the output's gradient, scatter's a gather
+    assert "Gather.apply" in inspect.getsource(scatter_gather.gather)
+    assert "Scatter.apply" in inspect.getsource(_functions.Gather.backward)
+    assert "Gather.apply" in inspect.getsource(_functions.Scatter.backward)
+    # the copies are made by Broadcast, whose backward sums their gradients
+    assert "Broadcast.apply" in inspect.getsource(replicate)
+    assert "ReduceAddCoalesced.apply" in inspect.getsource(_functions.Broadcast.backward)
+
+
 # --- What does torch.compile do to the backward pass? --------------------------------------
 
 
@@ -517,3 +557,38 @@ def test_compiled_gradient_is_eager_gradient() -> None:
         (eager,) = torch.autograd.grad(page["f"](x, w), w)
         torch.testing.assert_close(grad, eager)
     torch.compiler.reset()
+
+
+@pytest.mark.claim(
+    COMPILE_PAGE, "compute-intensive operations, which it never recomputes, whatever"
+)
+@pytest.mark.parametrize("product", ["mm", "addmm", "bmm"])
+def test_min_cut_never_recomputes_a_matrix_product(product: str) -> None:
+    from functorch.compile import aot_function, min_cut_rematerialization_partition
+
+    page = run_region(COMPILE, "eager", "aot", "partitioners")
+    # A product of two thin inputs: recomputing it in backward would save n * n values.
+    n, k = 128, 2
+    torch.manual_seed(0)
+    a, b = torch.randn(n, k), torch.randn(k, n, requires_grad=True)
+    bias = torch.randn(n)
+    functions = {
+        "mm": lambda a, b, bias: (a @ b).sin().sum(),
+        "addmm": lambda a, b, bias: torch.addmm(bias, a, b).sin().sum(),
+        "bmm": lambda a, b, bias: torch.bmm(a[None], b[None]).sin().sum(),
+    }
+    record: dict[str, list[str]] = {}
+    compiled = aot_function(
+        functions[product],
+        page["kept"]("saved", record),
+        page["ops_of"]("backward", record),
+        partition_fn=min_cut_rematerialization_partition,
+    )
+    compiled(a, b, bias).backward()
+    assert any(
+        entry.endswith(str((n, n))) or entry.endswith(str((1, n, n))) for entry in record["saved"]
+    )
+    # one product in backward, b's gradient: the forward product is not run again
+    assert sum(record["backward"].count(op) for op in ("mm", "addmm", "bmm")) == 1
+    (eager,) = torch.autograd.grad(functions[product](a, b, bias), b)
+    torch.testing.assert_close(b.grad, eager)
