@@ -608,7 +608,8 @@ for update in range(1, 11):
     if actual < 0:
         w_hf = w_hf + d
     loss_now = total_loss(w_hf).item()
-    print(f"update {update:2}: loss {loss_now:.3f}, rho {rho:.2f}, damping {damping:.3g}")
+    print(f"update {update:2}: loss {loss_now:.3f}, rho {rho:.2f}, damping {damping:.3g}", end="")
+    print(f", step length {d.norm().item():.3f}")
 # --8<-- [end:hessian-free]
 
 # --8<-- [start:retain-default]

@@ -447,6 +447,38 @@ def test_hvp_peaks_grow_by_a_fixed_amount_per_layer(rows: int) -> None:
 
 @pytest.mark.claim(
     PAGE_MD,
+    "Put GELU in place of tanh in the same stacks, and the dual numbers add less per layer "
+    "than the double backward and peak lower from 3 layers on; `torch.func` still peaks higher.",
+)
+@pytest.mark.claim(PAGE_MD, "With other layers (GELU) it can peak lower, so measure.")
+def test_with_gelu_layers_the_dual_numbers_peak_lower() -> None:
+    page = curvature_page()
+    n = page["n"]
+
+    def gelu_network(depth: int) -> torch.nn.Sequential:
+        """The page's stacks (n x n weights, no bias, the same seed), GELU for tanh."""
+        torch.manual_seed(0)
+        layers: list[torch.nn.Module] = []
+        for _ in range(depth):
+            layers += [torch.nn.Linear(n, n, bias=False), torch.nn.GELU()]
+        return torch.nn.Sequential(*layers)
+
+    saved = page["network"]
+    page["network"] = gelu_network  # hvp_methods builds its net with the session's network
+    try:
+        depths = [1, 2, 3, 4, 5, 8]
+        peaks = {depth: _hvp_peaks(page, depth) for depth in depths}
+    finally:
+        page["network"] = saved
+    for depth, (_, double, func, dual) in peaks.items():
+        assert func > double, (depth, peaks)  # torch.func: higher at every depth
+        assert (dual < double) == (depth >= 3), (depth, peaks)  # lower from 3 layers on
+    per_layer = [(peaks[8][k] - peaks[4][k]) / 4 for k in range(4)]
+    assert per_layer[3] < per_layer[1], per_layer  # dual numbers add less than the double
+
+
+@pytest.mark.claim(
+    PAGE_MD,
     "the reverse pass inside it still needs the tensors the forward pass saved, and on dual "
     "numbers the forward pass saves more: every saved activation with its tangent, and what "
     "autograd records of the tangents' own computation.",
@@ -536,7 +568,49 @@ def test_power_iteration_on_the_shifted_matrix_finds_the_smallest(eigenvalues: l
     shifted = page["largest_eigenvalue"](lambda v: A @ v - top * v, n, steps=200)[-1]
     assert top == pytest.approx(max(eigenvalues, key=abs), rel=1e-4)
     if top == pytest.approx(max(eigenvalues), rel=1e-4):
-        assert shifted + top == pytest.approx(min(eigenvalues), abs=1e-4)
+        lambda_max = top
+    else:
+        # The first run found lambda_min (the largest in size); the same shift by it finds
+        # the other end, lambda_max - lambda_min. Then the page's recipe, shifted by lambda_max.
+        lambda_max = shifted + top
+        assert lambda_max == pytest.approx(max(eigenvalues), abs=1e-4)
+        shifted = page["largest_eigenvalue"](lambda v: A @ v - lambda_max * v, n, steps=200)[-1]
+    assert shifted + lambda_max == pytest.approx(min(eigenvalues), abs=1e-4)
+
+
+@pytest.mark.claim(PAGE_MD, "when one eigenvalue alone has that size")
+@pytest.mark.claim(
+    PAGE_MD,
+    "A tie in size defeats it: with eigenvalues 2 and $-2$, $v$ swings between two directions, "
+    "and $v^{\\top} H v$ settles on a value that is neither.",
+)
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("others", [[], [1.0], [0.5, -1.5]])
+def test_a_tie_in_size_defeats_the_power_method(seed: int, others: list[float]) -> None:
+    # With v = a u1 + b u2 (+ parts that die out), H v = 2 a u1 - 2 b u2 and H^2 v = 4 v:
+    # v alternates between two directions, and v^T H v = 2 (a^2 - b^2) / (a^2 + b^2) at both,
+    # strictly between -2 and 2 when neither a nor b is 0.
+    page = curvature_page()
+    n = 2 + len(others)
+    A = _symmetric([2.0, -2.0, *others], seed=seed)
+    vectors: list[torch.Tensor] = []
+
+    def hvp(v: torch.Tensor) -> torch.Tensor:
+        vectors.append(v)
+        return A @ v
+
+    estimates = page["largest_eigenvalue"](hvp, n, steps=300)
+    assert estimates[-1] == pytest.approx(estimates[-2], abs=1e-4)  # it settles
+    eigenvalues, eigenvectors = torch.linalg.eigh(A.double())
+    start = vectors[0].double()
+    a = start @ eigenvectors[:, eigenvalues.argmax()]  # along the eigenvalue 2
+    b = start @ eigenvectors[:, eigenvalues.argmin()]  # along the eigenvalue -2
+    by_hand = (2 * (a**2 - b**2) / (a**2 + b**2)).item()
+    assert estimates[-1] == pytest.approx(by_hand, abs=1e-3)
+    assert abs(estimates[-1]) < 2.0 - 1e-3  # on neither 2 nor -2
+    a, b = vectors[-1], vectors[-2]  # the last two directions: not one direction, v or -v
+    assert min((a - b).norm(), (a + b).norm()) > 1e-2
+    assert torch.allclose(vectors[-1], vectors[-3], atol=1e-4)  # it swings between two
 
 
 @pytest.mark.claim(
