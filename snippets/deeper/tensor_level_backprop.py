@@ -323,6 +323,19 @@ if __name__ == "__main__":
     summed = sparse.coalesce()  # adds the entries that share a row
     print("coalesce():", summed._nnz(), "entries, rows", summed.indices()[0].tolist())
     compare("coalesced", summed.to_dense(), grads["plain"])
+
+    E.grad = None  # two options together: sparse with padding_idx, then with scale_grad_by_freq
+    F.embedding(tokens, E, padding_idx=0, sparse=True).backward(dout)
+    padded_rows = E.grad._indices()[0].tolist()  # the lookups of token 0 leave no entry
+    print("sparse with padding_idx=0:", E.grad._nnz(), "entries, rows", padded_rows)
+    E.grad = None
+    out = F.embedding(tokens, E, scale_grad_by_freq=True, sparse=True)  # the forward pass runs
+    try:
+        out.backward(dout)
+        freq_refused = None
+    except RuntimeError as error:
+        freq_refused = str(error)
+    print("sparse with scale_grad_by_freq:", freq_refused)
     # --8<-- [end:embedding-options-maths]
     # --8<-- [end:embedding-options]
 

@@ -536,3 +536,27 @@ def test_grad_mode_is_per_thread(mode: bool) -> None:
     }
     assert f"main thread afterwards: grad enabled {mode}" in page.output
     assert "main thread in no_grad(): grad enabled False" in page.output
+
+
+@pytest.mark.claim(
+    PAGE,
+    "a step on a complex parameter is the same step on `torch.view_as_real` of it, its real "
+    "and imaginary parts side by side",
+)
+@settings(max_examples=30, deadline=None)
+@given(complex_values, complex_dtypes, st.sampled_from(["SGD", "Adam", "AdamW", "RMSprop"]))
+def test_an_optimizer_steps_a_complex_parameter_as_its_real_pair(
+    values: list[complex], dtype: torch.dtype, name: str
+) -> None:
+    page, _, _ = _complex_page(values, [1j] * len(values), dtype)
+    grad = page["grad_abs2"]  # the page's z.grad for L = |z|^2
+    z = torch.tensor(values, dtype=dtype, requires_grad=True)
+    pair = torch.view_as_real(z.detach().clone()).requires_grad_()  # (x, y) side by side
+    opt_z = getattr(torch.optim, name)([z], lr=0.1)
+    opt_pair = getattr(torch.optim, name)([pair], lr=0.1)
+    for _ in range(3):  # the same gradient each step: the state (moments) must agree too
+        z.grad = grad.clone()
+        pair.grad = torch.view_as_real(grad.clone())
+        opt_z.step()
+        opt_pair.step()
+    torch.testing.assert_close(torch.view_as_real(z.detach()), pair.detach())

@@ -266,3 +266,24 @@ def test_the_sparse_gradient_has_one_entry_per_lookup(tokens: list[int]) -> None
     summed = page["summed"]
     assert summed._nnz() == len(set(tokens))
     assert torch.equal(summed.to_dense(), _scatter_add_by_hand(tokens, page["dout"]))
+
+
+@pytest.mark.claim(
+    PAGE, "With `padding_idx` as well, the sparse gradient leaves the padding lookups out"
+)
+@pytest.mark.claim(
+    PAGE,
+    "`sparse=True` does not go with `scale_grad_by_freq=True`: the forward pass runs, and "
+    "`backward()` raises.",
+)
+@settings(max_examples=60, deadline=None)
+@given(token_lists)
+@example([0])  # only padding: no entry at all
+@example([0, 0, 0])
+@example([2, 0, 2, 3, 0])  # the page's ids
+def test_sparse_with_padding_and_with_frequency_scaling(tokens: list[int]) -> None:
+    page = _embedding_page(tokens)
+    # One entry per lookup of a token other than the padding token 0, in lookup order.
+    assert page["padded_rows"] == [v for v in tokens if v != 0]
+    assert page["freq_refused"] is not None
+    assert "scale_grad_by_freq not supported with sparse" in page["freq_refused"]
