@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
@@ -27,6 +27,7 @@ DDP = "interview/how_does_data_parallel_training_average_gradients"
 @pytest.mark.claim(PAGE, "The halves' average is then not the full batch's gradient")
 @settings(max_examples=15, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from([torch.float32, torch.float64]))
+@example(seed=7374, dtype=torch.float32)  # equal only up to float32 rounding (atol 1e-6)
 def test_only_batch_norm_in_training_breaks_the_average(seed: int, dtype: torch.dtype) -> None:
     shown = run_region(DDP, "batch-norm")
     assert shown["same"] == {"ReLU": True, "BatchNorm1d": False}
