@@ -212,3 +212,18 @@ def test_a_view_made_under_no_grad_checks_the_blocks_the_learner_reads() -> None
     )
     assert len(starter) == 8
     assert starter == solution == check
+
+
+def test_a_view_made_under_no_grad_reads_a_right_list_written_in_quotes() -> None:
+    """Every placeholder is the string "?", so a learner may answer in quotes: the right
+    lists written as strings are right too (REVIEW.md: the check once rejected them)."""
+    path = EXERCISES["a-view-made-under-no-grad"].snippet
+    solution = (
+        region(path, "solution")
+        .replace('"e": [3.0, 3.0, 0.0, 0.0],', '"e": "[3.0, 3.0, 0.0, 0.0]",')
+        .replace('"g": [2.0, 4.0, 3.0, 4.0],', '"g": "[2.0, 4.0, 3.0, 4.0]",')
+        .replace('"c": None,', '"c": "None",')
+    )
+    assert '"e": "[3.0' in solution and '"g": "[2.0' in solution and '"c": "None"' in solution
+    output = _run(solution + "\n" + region(path, "check"))
+    assert output.splitlines()[-1].startswith("Correct:"), output
