@@ -302,6 +302,17 @@ def test_unquoted_yes_is_refused_with_file_and_line() -> None:
         quiz.page_quizzes(text, "page.md")
 
 
+def test_a_control_character_from_a_double_quoted_string_is_refused() -> None:
+    """ "$2\\bar z$" in double quotes is "$2", a backspace and "ar z$" (it reached the site)."""
+    text = (
+        "# Quiz\n\n```quiz\nquestions:\n  - id: q\n    type: choice\n    prompt: P?\n"
+        '    choices:\n      - {text: "$2\\bar z$", correct: true, explain: a}\n'
+        "      - {text: b, explain: c}\n```\n"
+    )
+    with pytest.raises(quiz.QuizError, match=r"^page\.md:3: question 1 \(q\): U\+0008 in"):
+        quiz.page_quizzes(text, "page.md")
+
+
 def test_a_broken_quiz_names_its_file_and_line() -> None:
     text = "# Quiz\n\n```quiz\nquestions:\n  - id: q\n    prompt: a: b\n```\n"
     with pytest.raises(quiz.QuizError, match=r"^page\.md:6: the quiz is not valid YAML"):

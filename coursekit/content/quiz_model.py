@@ -190,7 +190,27 @@ def validate(data: Any, where: str) -> list[str]:
         if "explain" in question and not _text(question.get("explain")):
             problems.append(f"{at}: 'explain' is empty")
         problems += [f"{at}: {p}" for p in _VALIDATORS[kind](question)]
+        problems += [f"{at}: {p}" for p in _control_characters(question)]
     return problems
+
+
+# In a double-quoted YAML string "\b" of "\bar" or "\f" of "\frac" is one control
+# character: invisible on the page, invalid in the built HTML.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _control_characters(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [
+            f"U+{ord(found[0]):04X} in {value!r}: in double quotes YAML reads a backslash and a "
+            "letter as one control character; write the text in single quotes or after '>-'"
+            for found in _CONTROL.finditer(value)
+        ][:1]
+    if isinstance(value, dict):
+        return [p for item in value.values() for p in _control_characters(item)]
+    if isinstance(value, list):
+        return [p for item in value for p in _control_characters(item)]
+    return []
 
 
 def _validate_choice(question: dict[str, Any]) -> list[str]:

@@ -28,11 +28,11 @@ from coursekit.content.output_box import (
     timing_note,
     version_note,
 )
-from coursekit.errors import CourseError
 from coursekit.execution.page_run import BlockResult
 from coursekit.markdown import where
 from coursekit.mkdocs_adapter.build import BuildRun
-from coursekit.mkdocs_adapter.errors import UntrackedBlock, in_fence
+from coursekit.mkdocs_adapter.errors import UntrackedBlock
+from coursekit.mkdocs_adapter.superfences import add_fences
 
 # Options of ours on an executed fence (the page scan read them); markdown-exec must
 # not see them.
@@ -51,23 +51,14 @@ class ExecFence:
     def install(self, config: MkDocsConfig) -> None:
         """Add this build's Python fences; a CourseError of either function stops the
         build (superfences would show the fence as code)."""
-        superfences = config.mdx_configs.setdefault("pymdownx.superfences", {})
-        fences = superfences.setdefault("custom_fences", [])
-        taken = sorted({f.get("name") for f in fences} & set(LANGUAGES))
-        if taken:
-            raise CourseError(
-                f"mkdocs.yml: another fence is registered for {', '.join(taken)}: coursekit "
-                "shows executed Python blocks itself (give markdown-exec `languages: []`)"
-            )
-        for name in LANGUAGES:
-            fences.append(
-                {
-                    "name": name,
-                    "class": name,
-                    "validator": in_fence(self.validator),
-                    "format": in_fence(self.formatter),
-                }
-            )
+        add_fences(
+            config,
+            LANGUAGES,
+            self.validator,
+            self.formatter,
+            if_taken="coursekit shows executed Python blocks itself (give markdown-exec "
+            "`languages: []`)",
+        )
 
     def validator(
         self,

@@ -23,8 +23,8 @@ from coursekit.markdown import where
 from coursekit.markdown.fences import Fence
 from coursekit.markdown.page import title
 from coursekit.mkdocs_adapter.build import BuildRun
-from coursekit.mkdocs_adapter.errors import in_fence
 from coursekit.mkdocs_adapter.serve_memo import ServeMemo
+from coursekit.mkdocs_adapter.superfences import add_fences
 
 LANGUAGES = (quiz.QUIZ_LANG, quiz.INDEX_LANG)
 
@@ -38,17 +38,13 @@ class QuizFence:
     memo: ServeMemo | None  # under `mkdocs serve`: renders of unchanged quizzes
 
     def install(self, config: MkDocsConfig) -> None:
-        superfences = config.mdx_configs.setdefault("pymdownx.superfences", {})
-        fences = superfences.setdefault("custom_fences", [])
-        for name in LANGUAGES:
-            fences.append(
-                {
-                    "name": name,
-                    "class": name,
-                    "validator": in_fence(self.validator),
-                    "format": in_fence(self.formatter),
-                }
-            )
+        add_fences(
+            config,
+            LANGUAGES,
+            self.validator,
+            self.formatter,
+            if_taken="coursekit renders quizzes itself",
+        )
 
     def validator(
         self,
