@@ -249,10 +249,21 @@ class CoursePlugin(BasePlugin[CourseConfig]):
 
     @event_priority(100)  # before mkdocs-jupyter copies the download next to the page
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
-        _refuse_raw_tex(self.build, output, page)
+        def finish() -> tuple[str, str | None]:
+            # A page's own styles (diagrams, notebooks) for a dark system without JavaScript.
+            return with_dark_copies(output), _raw_tex_problem(output, page)
+
+        if self.memo:
+            key = fingerprints.digest(page.file.src_uri, output)
+            written, problem = self.memo.finished_page(key, finish)
+        else:
+            written, problem = finish()
+        if problem and self.build.serving:
+            serve_log().error("%s", problem)
+        elif problem:
+            raise CourseError(problem)
         notebook_pages.restore_source(self.build, page)
-        # A page's own styles (diagrams, notebooks) for a dark system without JavaScript.
-        return with_dark_copies(output)
+        return written
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         build = self.build
@@ -303,24 +314,20 @@ def _write_dark_without_js(config: MkDocsConfig) -> None:
     Path(config.site_dir, DARK_WITHOUT_JS).write_text(css, encoding="utf-8")
 
 
-def _refuse_raw_tex(build: BuildRun, output: str, page: Page) -> None:
-    """A written page that shows TeX source as text fails the build (is printed under
-    `mkdocs serve`), naming the page and the line of its source."""
+def _raw_tex_problem(output: str, page: Page) -> str | None:
+    """Why a written page fails the build (is printed under `mkdocs serve`): it shows TeX
+    source as text, named by the page and the line of its source; or None."""
     shown = raw_tex.raw_tex(output)
     if not shown:
-        return
+        return None
     line = raw_tex.source_line(page.file.content_string, shown[0])
     where = f"docs/{page.file.src_uri}" + (f":{line}" if line else "")
-    problem = (
+    return (
         f"{where}: the built page shows TeX as text, not maths: {shown[0][:80]!r}"
         + (f" (and {len(shown) - 1} more)" if len(shown) > 1 else "")
         + ". Is a $...$ formula broken (a space just inside a dollar, a blank line), or "
         "maths inside raw HTML?"
     )
-    if build.serving:
-        serve_log().error("%s", problem)
-        return
-    raise CourseError(problem)
 
 
 def _memo_results(page: PageResults) -> list[Any]:

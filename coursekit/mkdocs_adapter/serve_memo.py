@@ -16,8 +16,9 @@ life of the serve process and answers them from it, keyed by all of it:
   executed notebook.
 * **search entries** (Material's ``SearchIndex.add_entry_from_context``): by the page's
   HTML, TOC, title, address and metadata. The index is still written whole.
-* **quiz HTML**, **chapter notebooks**, **formatted blocks** and **notebook pages**
-  (cleaned, their stylesheet pruned): memos of the plugin's own pure functions.
+* **quiz HTML**, **chapter notebooks**, **formatted blocks**, **notebook pages**
+  (cleaned, their stylesheet pruned) and **written pages** (checked for raw TeX, given
+  their dark copies): memos of the plugin's own pure functions.
 * **the theme's templates** (a page's final HTML): by everything the templates read, the
   navigation's titles included (:meth:`ServeMemo.template_class`, set as the Jinja
   environment's ``template_class``).
@@ -102,6 +103,8 @@ class ServeMemo:
     notebooks: dict[str, str] = field(default_factory=dict)  # chapter notebooks (JSON text)
     notebook_pages: dict[str, str] = field(default_factory=dict)  # cleaned notebook HTML
     outputs: dict[str, str] = field(default_factory=dict)  # pages' final HTML (templates)
+    # pages' written HTML after on_post_page, and the raw-TeX problem found in it, if any
+    finished: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     blocks: dict[str, str] = field(default_factory=dict)  # formatted blocks (exec_fence)
     templates: TemplateBytecode = field(default_factory=TemplateBytecode)
     site: str = ""  # digest of what every page of this build depends on
@@ -130,6 +133,7 @@ class ServeMemo:
             self.notebooks,
             self.notebook_pages,
             self.outputs,
+            self.finished,
         ):
             if len(memo) > _MAX_ENTRIES:
                 memo.clear()
@@ -221,6 +225,16 @@ class ServeMemo:
         if key not in self.notebook_pages:
             self.notebook_pages[key] = clean()
         return self.notebook_pages[key]
+
+    def finished_page(
+        self, key: str, finish: Callable[[], tuple[str, str | None]]
+    ) -> tuple[str, str | None]:
+        """A page's HTML after the plugin's last pass (``key`` digests the page's address
+        and the HTML the templates wrote): the raw-TeX check reads every page's HTML,
+        most of a prose edit's rebuild otherwise. Its problem is kept, to be told again."""
+        if key not in self.finished:
+            self.finished[key] = finish()
+        return self.finished[key]
 
     # -- the theme's templates ------------------------------------------------------------
 
