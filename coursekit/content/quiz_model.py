@@ -201,11 +201,13 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 def _control_characters(value: Any) -> list[str]:
     if isinstance(value, str):
+        found = _CONTROL.search(value)
+        if found is None:
+            return []
         return [
             f"U+{ord(found[0]):04X} in {value!r}: in double quotes YAML reads a backslash and a "
             "letter as one control character; write the text in single quotes or after '>-'"
-            for found in _CONTROL.finditer(value)
-        ][:1]
+        ]
     if isinstance(value, dict):
         return [p for item in value.values() for p in _control_characters(item)]
     if isinstance(value, list):
