@@ -356,10 +356,21 @@ print("activations (saved for backward):", kept_bytes(saved16, low, inputs16), "
 # --8<-- [end:mixed-precision]
 
 # --8<-- [start:profile-step]
+import gc
 import os
 
 os.environ["KINETO_LOG_LEVEL"] = "6"  # keep the profiler's own log lines (to stderr) quiet
 from torch.profiler import ProfilerActivity, profile, record_function
+
+
+def memory_profile() -> profile:
+    """A profiler of CPU memory, started with no garbage waiting to be collected.
+
+    Otherwise a garbage collection during the profile could free memory that earlier
+    code allocated, and the profiler would count that free against the code measured.
+    """
+    gc.collect()
+    return profile(activities=[ProfilerActivity.CPU], profile_memory=True)
 
 
 def end_and_peak(prof) -> tuple[int, int]:
@@ -378,7 +389,7 @@ def end_and_peak(prof) -> tuple[int, int]:
 adam = torch.optim.Adam(mlp.parameters(), lr=1e-3)  # a new Adam: no state yet
 adam.zero_grad()  # no gradients yet either (they are set to None)
 del loss, saved  # nothing left from the step above
-with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+with memory_profile() as prof:
     with record_function("forward"):
         loss = mse()
     with record_function("backward"):
@@ -419,7 +430,7 @@ layer = nn.Linear(100, 200)
 grads = []
 for relu in (torch.relu, torch.relu_):  # out of place, then in place
     layer.zero_grad()
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    with memory_profile() as prof:
         h = relu(layer(batch))
     made = {event.key: event.cpu_memory_usage for event in prof.key_averages()}
     in_use, peak = end_and_peak(prof)
@@ -487,7 +498,7 @@ for name, hooks in [
     ("save_on_cpu(pin_memory=True)", torch.autograd.graph.save_on_cpu(pin_memory=True)),
 ]:
     model.zero_grad()
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof, hooks:
+    with memory_profile() as prof, hooks:
         out = model(x)
     in_use, _ = end_and_peak(prof)
     out.sum().backward()  # unpack hands each saved tensor back

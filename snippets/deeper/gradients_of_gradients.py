@@ -415,6 +415,7 @@ print("the R-pass's work, in forward passes:", flops(hvp_by_r_operator, w, v40) 
 # --8<-- [end:r-operator]
 
 # --8<-- [start:hvp-memory]
+import gc
 import os
 from functools import partial
 
@@ -429,6 +430,7 @@ def peak_bytes(fn):
 
     The profiler keeps one record per allocation (+ bytes) and per free (- bytes).
     """
+    gc.collect()  # earlier garbage is freed now, not during the profile, where it would count
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn()
     records = [r for r in prof.profiler.kineto_results.events() if r.name() == "[memory]"]

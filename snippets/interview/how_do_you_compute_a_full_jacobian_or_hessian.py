@@ -134,6 +134,7 @@ print(torch.equal(jacobian(f, x, vectorize=True, strategy="forward-mode"), jacfw
 # --8<-- [end:functional-vectorize]
 
 # --8<-- [start:memory]
+import gc
 import os
 from functools import partial
 
@@ -143,6 +144,7 @@ from torch.profiler import ProfilerActivity, profile
 
 def peak_bytes(fn):
     """The most CPU memory in use at once while fn() runs, from the profiler's records."""
+    gc.collect()  # earlier garbage is freed now, not during the profile, where it would count
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn()
     records = [r for r in prof.profiler.kineto_results.events() if r.name() == "[memory]"]

@@ -105,6 +105,7 @@ for batch in (1, 8, 64, 512):
 # --8<-- [end:activations]
 
 # --8<-- [start:peak]
+import gc
 import os
 
 os.environ["KINETO_LOG_LEVEL"] = "6"  # keep the profiler's own log lines (to stderr) quiet
@@ -115,6 +116,7 @@ def profile_step(batch: int) -> tuple[int, int, str]:
     """One training step after the first (Adam's state exists): where is the peak?"""
     adam.zero_grad()  # gradients are set to None: they are made again in backward()
     x, y = data(batch, seed=1)
+    gc.collect()  # earlier garbage is freed now, not during the profile, where it would count
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         with record_function("forward"):
             loss = loss_of(x, y)

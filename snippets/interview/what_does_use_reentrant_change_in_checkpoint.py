@@ -145,6 +145,7 @@ x.grad = None
 
 # --8<-- [start:selective]
 import functools
+import gc
 import os
 
 os.environ["KINETO_LOG_LEVEL"] = "6"  # keep the profiler's own log lines (to stderr) quiet
@@ -180,6 +181,7 @@ variants = {  # nothing random in the block, so no random-number state to keep
 table = {}  # name: (bytes kept, operations run again, backward FLOPs)
 for name, forward in variants.items():
     block.zero_grad()
+    gc.collect()  # earlier garbage is freed now, not during the profile, where it would count
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         result = forward()
     kept = bytes_kept(prof) - result.nbytes  # besides the output itself
