@@ -97,8 +97,6 @@ def run_workers(script: Path, timeout: float = 230.0) -> list[dict]:
 
 
 # --8<-- [start:worker]
-import os
-import socket
 import time
 from datetime import timedelta
 from typing import Any
@@ -127,11 +125,13 @@ def local_bytes(model: nn.Module, adam: torch.optim.Optimizer) -> dict[str, int]
     }
 
 
-def worker(rank: int, port: int, results: Any) -> None:
-    os.environ["MASTER_ADDR"] = "127.0.0.1"  # the group meets on this machine only
-    os.environ["MASTER_PORT"] = str(port)
-    dist.init_process_group(
-        "gloo", rank=rank, world_size=WORLD_SIZE, timeout=timedelta(seconds=120)
+def worker(rank: int, meeting: str, results: Any) -> None:
+    dist.init_process_group(  # the ranks meet through a file: each writes its address there
+        "gloo",
+        init_method=meeting,
+        rank=rank,
+        world_size=WORLD_SIZE,
+        timeout=timedelta(seconds=120),
     )
     try:
         X, y = full_batch()
@@ -193,26 +193,26 @@ def worker(rank: int, port: int, results: Any) -> None:
 
 
 # --8<-- [start:launch]
-def free_port() -> int:
-    """A port that is free now, chosen by the operating system (never printed)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+import tempfile
 
 
 def launch(timeout: float = 200.0) -> list[dict[str, Any]]:
     """Start the workers, wait for them (at most `timeout` s), return their reports."""
     context = mp.get_context("spawn")  # each worker a fresh Python, as torch's spawn does
     results = context.Queue()
-    processes = mp.start_processes(
-        worker, args=(free_port(), results), nprocs=WORLD_SIZE, join=False, start_method="spawn"
-    )
-    deadline = time.monotonic() + timeout
-    while not processes.join(timeout=1.0):  # raises if a worker failed
-        if time.monotonic() > deadline:
-            for process in processes.processes:
-                process.kill()
-            raise TimeoutError(f"the workers did not finish within {timeout:g} s")
+    # A new file, not a port picked in advance: another program could take the port
+    # before the group binds it. Gloo's own connections then use ports the system gives.
+    with tempfile.TemporaryDirectory() as folder:
+        meeting = Path(folder, "meeting").as_uri()  # file:///...: never printed
+        processes = mp.start_processes(
+            worker, args=(meeting, results), nprocs=WORLD_SIZE, join=False, start_method="spawn"
+        )
+        deadline = time.monotonic() + timeout
+        while not processes.join(timeout=1.0):  # raises if a worker failed
+            if time.monotonic() > deadline:
+                for process in processes.processes:
+                    process.kill()
+                raise TimeoutError(f"the workers did not finish within {timeout:g} s")
     reports = [results.get(timeout=10) for _ in range(WORLD_SIZE)]
     return sorted(reports, key=lambda report: report["rank"])
 
