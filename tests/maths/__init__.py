@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import warnings
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -52,7 +53,9 @@ def region_code(snippet: str, name: str) -> CodeType:
     return compile(read_region(path, name).source(), str(path), "exec")
 
 
-def run_region(snippet: str, *names: str, inputs: Mapping[str, Any] | None = None) -> Session:
+def run_region(
+    snippet: str, *names: str, inputs: Mapping[str, Any] | None = None, quiet: bool = False
+) -> Session:
     """Run regions ``names`` of ``snippets/<snippet>.py``, in order, in one new namespace.
 
     The namespace starts with ``inputs`` (copied, never changed): the names the regions
@@ -61,14 +64,18 @@ def run_region(snippet: str, *names: str, inputs: Mapping[str, Any] | None = Non
     to run the page's code on inputs of your choice. List the regions a region depends
     on before it, as the page shows them. What the regions print is captured in
     ``output``. Functions defined by a region look their global names up in the
-    returned session, so a test can change those names before calling them.
+    returned session, so a test can change those names before calling them. ``quiet``
+    ignores the warnings the regions raise, for pages that hide them from the reader.
     """
     session = Session(inputs or {})
     session.setdefault("__name__", f"snippet:{snippet}")
     session.output = ""
     buffer = io.StringIO()
     try:
-        with contextlib.redirect_stdout(buffer):
+        with contextlib.redirect_stdout(buffer), contextlib.ExitStack() as hide:
+            if quiet:
+                hide.enter_context(warnings.catch_warnings())
+                warnings.simplefilter("ignore")
             for name in names:
                 exec(region_code(snippet, name), session)
     finally:

@@ -57,13 +57,6 @@ values = st.floats(-3.0, 3.0, allow_nan=False, allow_infinity=False)
 seeds = st.integers(0, 2**31 - 1)
 
 
-def _quiet(snippet: str, *names: str, **kwargs: object) -> Session:
-    """run_region, without the forward-mode warning the pages hide themselves."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return run_region(snippet, *names, **kwargs)
-
-
 @cache
 def bn_page() -> Session:
     return run_region(BN, "coupling", "eval-mode", "formula")
@@ -537,7 +530,7 @@ def test_pos_weight_loss_and_gradient(z0: float, y0: float, w0: float, dtype: to
 
 @cache
 def jac_page() -> Session:
-    return _quiet(JAC, "demonstration", "count")
+    return run_region(JAC, "demonstration", "count", quiet=True)
 
 
 @pytest.mark.claim(JAC_PAGE, "`torch.autograd.functional.jacobian` gives the same matrix")
@@ -569,7 +562,9 @@ def test_rows_and_columns(point: list[float]) -> None:
     page = jac_page()
     x = torch.tensor(point, dtype=F64)
     names = ("torch", "f", "vjp", "jvp", "vmap", "jacrev")
-    out = _quiet(JAC, "rows-and-columns", inputs={k: page[k] for k in names} | {"x": x})
+    out = run_region(
+        JAC, "rows-and-columns", inputs={k: page[k] for k in names} | {"x": x}, quiet=True
+    )
     x1, x2, x3 = point
     by_hand = torch.tensor(
         [[2 * x1 * x2, x1**2, 0.0], [0.0, math.sin(x3), x2 * math.cos(x3)]], dtype=F64
@@ -647,7 +642,12 @@ def test_jacfwd_has_no_chunk_size() -> None:
 @settings(max_examples=10, deadline=None)
 @given(st.integers(1, 6), st.integers(1, 5))
 def test_functional_jacobian_vectorize(m: int, n: int) -> None:
-    page = _quiet(JAC, "functional-vectorize", inputs=_quiet(JAC, "demonstration", "count"))
+    page = run_region(
+        JAC,
+        "functional-vectorize",
+        inputs=run_region(JAC, "demonstration", "count", quiet=True),
+        quiet=True,
+    )
     counted, jacobian = page["counted"], page["jacobian"]
     shown = [line.split()[-1] for line in page.output.splitlines()[:3]]  # f: 2 outputs
     assert shown == ["2", "1", "1"]
@@ -699,7 +699,7 @@ def test_parameter_jacobian_by_hand(point: list[float]) -> None:
     JAC_PAGE, "With 8 rows at a time the peak falls to a few times the Jacobian's own size"
 )
 def test_chunked_jacobian_peak_memory() -> None:
-    page = _quiet(JAC, "demonstration", "memory")
+    page = run_region(JAC, "demonstration", "memory", quiet=True)
     peaks = {
         m["chunk"]: (int(m["peak"]), m["same"])
         for m in re.finditer(
@@ -718,7 +718,7 @@ def test_chunked_jacobian_peak_memory() -> None:
 @settings(max_examples=20, deadline=None)
 @given(st.lists(values, min_size=3, max_size=3))
 def test_hessian_by_hand(point: list[float]) -> None:
-    page = _quiet(JAC, "demonstration", "hessian")
+    page = run_region(JAC, "demonstration", "hessian", quiet=True)
     g = page["g"]
     x = torch.tensor(point, dtype=F64)
     x1, x2, x3 = point
@@ -1023,7 +1023,7 @@ def test_gradcheck_only_passes_the_identity(lam: float) -> None:
 
 @cache
 def gn_page() -> Session:
-    return _quiet(GN, "setup", "eigenvalues", "fisher", "squared-error")
+    return run_region(GN, "setup", "eigenvalues", "fisher", "squared-error", quiet=True)
 
 
 def _curvature(w: torch.Tensor) -> tuple[torch.Tensor, ...]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 from itertools import pairwise
 from typing import Any
 
@@ -21,16 +20,12 @@ from packaging.version import Version
 
 from . import run_region
 
-
-def run_regions(*names: str) -> dict[str, Any]:
-    """Run the named regions of the page's snippet, in order, in one fresh namespace
-    (run_region: the engine's region reader), warnings swallowed."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return run_region("deeper/forward_and_reverse_mode", *names)
+SNIPPET = "deeper/forward_and_reverse_mode"
 
 
-PAGE = run_regions("quiet-start", "jacobian", "per-sample", "per-example-linear")
+PAGE = run_region(
+    SNIPPET, "quiet-start", "jacobian", "per-sample", "per-example-linear", quiet=True
+)
 points = st.lists(st.floats(-3, 3, allow_nan=False), min_size=3, max_size=3)
 
 
@@ -112,7 +107,7 @@ def test_per_example_linear_gradient_is_delta_h_transpose(data: tuple[list, list
 
 # --- Batch norm under vmap: BatchNorm2d with the documented fix ------------------------
 
-BATCH_NORM_2D = run_regions("quiet-start", "per-sample", "per-example-linear")
+BATCH_NORM_2D = run_region(SNIPPET, "quiet-start", "per-sample", "per-example-linear", quiet=True)
 
 
 def _batch_norm_2d(images: torch.Tensor, targets: torch.Tensor) -> dict[str, Any]:
@@ -265,7 +260,7 @@ def test_ghost_clipping_is_the_sum_of_clipped_per_example_gradients(
 
 # --- linearize: a VJP is the transpose of a JVP ------------------------------------------
 
-PAGE_F = run_regions("quiet-start", "jacobian")
+PAGE_F = run_region(SNIPPET, "quiet-start", "jacobian", quiet=True)
 
 
 @pytest.mark.claim(
@@ -303,7 +298,7 @@ def test_linearize_transposed_is_the_vjp(values: list[float], seed: int) -> None
 
 # --- jacrev(chunk_size=k) ------------------------------------------------------------------
 
-PAGE_WT = run_regions("quiet-start", "jacobian", "wide-and-tall")
+PAGE_WT = run_region(SNIPPET, "quiet-start", "jacobian", "wide-and-tall", quiet=True)
 
 
 @pytest.mark.claim("docs/deeper/forward-and-reverse-mode.md", "the result is the same Jacobian")
@@ -335,7 +330,7 @@ def test_jacrev_chunk_size_gives_the_same_jacobian(
 
 # --- the cheap-gradient principle: counted FLOPs of a stack of linear layers ---------------
 
-PAGE_COST = run_regions("quiet-start", "jacobian", "flops", "cheap-gradient")
+PAGE_COST = run_region(SNIPPET, "quiet-start", "jacobian", "flops", "cheap-gradient", quiet=True)
 
 
 @pytest.mark.claim(

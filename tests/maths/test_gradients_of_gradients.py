@@ -13,7 +13,6 @@ import subprocess
 import sys
 import warnings
 from functools import cache
-from typing import Any
 
 import pytest
 import torch
@@ -23,16 +22,10 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import Session, run_region
 
-
-def run_regions(*names: str) -> dict[str, Any]:
-    """Run the named regions of the page's snippet, in order, in one fresh namespace
-    (run_region: the engine's region reader), warnings swallowed."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return run_region("deeper/gradients_of_gradients", *names)
+SNIPPET = "deeper/gradients_of_gradients"
 
 
-PAGE = run_regions("quiet-start", "tanh", "hessian", "maml")
+PAGE = run_region(SNIPPET, "quiet-start", "tanh", "hessian", "maml", quiet=True)
 reals = st.floats(-3, 3, allow_nan=False)
 
 
@@ -80,7 +73,7 @@ def test_gradient_costs_three_minus_one_over_depth() -> None:
     # (the first layer's input is data), so a gradient costs (3d - 1) / d forward passes.
     from fractions import Fraction
 
-    page = run_regions("quiet-start", "flops", "flops-deep")
+    page = run_region(SNIPPET, "quiet-start", "flops", "flops-deep", quiet=True)
     assert page["costs"]["the gradient"] // page["one_forward"] == 2  # one layer: d = 1
     for depth in range(1, 7):
         weights, gradient_cost, hvp_cost = page["work"](depth)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import warnings
 from typing import Any
 
 import pytest
@@ -40,11 +39,9 @@ def run_regions(snippet: str, *names: str, **inputs: Any) -> dict[str, Any]:
     snippet) and ``inputs``; it is returned, so a test can read the page's tensors and
     functions.
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return run_region(
-            f"graph/{snippet}", *names, inputs={"torch": torch, "nn": torch.nn, **inputs}
-        )
+    return run_region(
+        f"graph/{snippet}", *names, inputs={"torch": torch, "nn": torch.nn, **inputs}, quiet=True
+    )
 
 
 values = st.floats(min_value=-5.0, max_value=5.0, allow_nan=False, allow_infinity=False)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import warnings
 from collections.abc import Iterator
 
 import pytest
@@ -78,11 +77,12 @@ def _peak_with_a_collection_inside(peak_bytes) -> int:
 
 
 def test_peak_bytes_of_the_jacobian_page() -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the forward-mode warning the page hides itself
-        page = run_region(
-            "interview/how_do_you_compute_a_full_jacobian_or_hessian", "demonstration", "memory"
-        )
+    page = run_region(
+        "interview/how_do_you_compute_a_full_jacobian_or_hessian",
+        "demonstration",
+        "memory",
+        quiet=True,  # the forward-mode warning the page hides itself
+    )
     assert _peak_with_a_collection_inside(page["peak_bytes"]) == 40  # the ten values only
 
 
@@ -106,7 +106,7 @@ def test_the_training_step_profile() -> None:
 
 def test_the_selective_checkpoint_table() -> None:
     snippet = "interview/what_does_use_reentrant_change_in_checkpoint"
-    session = run_region(snippet, "setup", "no-input-grad", "selective")
+    session = run_region(snippet, "setup", "no-input-grad", "selective", quiet=True)
 
     def collect(module: object, args: object) -> None:  # None: the inputs are left as they are
         gc.collect()  # inside the profile, before the block runs
