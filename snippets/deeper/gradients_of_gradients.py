@@ -430,7 +430,10 @@ def peak_bytes(fn):
 
     The profiler keeps one record per allocation (+ bytes) and per free (- bytes).
     """
-    gc.collect()  # earlier garbage is freed now, not during the profile, where it would count
+    # Earlier garbage is freed now, not during the profile, where it would count.
+    # One collection can leave garbage for the next: collect until one finds none.
+    while gc.collect():
+        pass
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn()
     records = [r for r in prof.profiler.kineto_results.events() if r.name() == "[memory]"]

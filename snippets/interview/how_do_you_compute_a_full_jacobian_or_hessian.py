@@ -144,7 +144,10 @@ from torch.profiler import ProfilerActivity, profile
 
 def peak_bytes(fn):
     """The most CPU memory in use at once while fn() runs, from the profiler's records."""
-    gc.collect()  # earlier garbage is freed now, not during the profile, where it would count
+    # Earlier garbage is freed now, not during the profile, where it would count.
+    # One collection can leave garbage for the next: collect until one finds none.
+    while gc.collect():
+        pass
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn()
     records = [r for r in prof.profiler.kineto_results.events() if r.name() == "[memory]"]

@@ -122,7 +122,9 @@ def launch(timeout: float = 200.0) -> list[dict[str, Any]]:
     # A new file, not a port picked in advance: another program could take the port
     # before the group binds it. Gloo's own connections then use ports the system gives.
     with tempfile.TemporaryDirectory() as folder:
-        meeting = Path(folder, "meeting").as_uri()  # file:///...: never printed
+        # file:///... and the path as it is (never printed): on Linux and macOS PyTorch
+        # does not decode the URL, so a space must not become %20
+        meeting = f"file://{Path(folder, 'meeting')}"
         processes = mp.start_processes(
             worker, args=(meeting, results), nprocs=WORLD_SIZE, join=False, start_method="spawn"
         )

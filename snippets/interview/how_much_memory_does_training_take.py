@@ -116,7 +116,10 @@ def profile_step(batch: int) -> tuple[int, int, str]:
     """One training step after the first (Adam's state exists): where is the peak?"""
     adam.zero_grad()  # gradients are set to None: they are made again in backward()
     x, y = data(batch, seed=1)
-    gc.collect()  # earlier garbage is freed now, not during the profile, where it would count
+    # Earlier garbage is freed now, not during the profile, where it would count.
+    # One collection can leave garbage for the next: collect until one finds none.
+    while gc.collect():
+        pass
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         with record_function("forward"):
             loss = loss_of(x, y)

@@ -79,3 +79,49 @@ def test_distributed_sampler_gives_equal_shares(size: int, ranks: int) -> None:
     assert len({len(share) for share in shares}) == 1  # equal, by repeating a few examples
     assert set().union(*shares) == set(range(size))  # and every example is used
     assert len(shares[0]) == -(-size // ranks)  # ceil(size / ranks)
+
+
+@pytest.mark.parametrize(
+    ("snippet", "regions"),
+    [
+        (DDP, ("run", "worker", "launch")),
+        ("interview/dataparallel_vs_ddp_vs_fsdp", ("model", "run", "worker", "launch")),
+    ],
+)
+def test_the_launchers_meet_in_a_folder_with_a_space(
+    snippet: str, regions: tuple[str, ...], tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The launcher's temporary folder, under a TMPDIR with a space. A URL that wrote it as
+    # %20 would send the ranks to a folder that does not exist, and the group would wait
+    # for its file until PyTorch's FileStore gives up, after 300 s.
+    import queue
+    import tempfile
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    import torch.distributed as dist
+
+    folder = tmp_path / "with space"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    page = run_region(snippet, *regions)
+    met = []
+
+    def one_rank(worker, args, nprocs, join, start_method):  # in place of the two workers
+        meeting, results = args
+        dist.init_process_group(
+            "gloo", init_method=meeting, rank=0, world_size=1, timeout=timedelta(seconds=30)
+        )
+        try:
+            met.append(any(folder.rglob("meeting")))  # the file is where the launcher made it
+        finally:
+            dist.destroy_process_group()
+        for rank in range(nprocs):
+            results.put({"rank": rank})
+        return SimpleNamespace(join=lambda timeout: True, processes=[])
+
+    page["mp"] = SimpleNamespace(
+        get_context=lambda method: SimpleNamespace(Queue=queue.Queue), start_processes=one_rank
+    )
+    assert [report["rank"] for report in page["launch"](timeout=60)] == [0, 1]
+    assert met == [True]
