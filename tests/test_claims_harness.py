@@ -1,7 +1,7 @@
 """The claim checks' own rules (tests/harness/claims.py), run as an author would meet them:
-a quote the page does not say, on any of a test's markers, stops the run naming the test's
-file and line; a version note the page does not show is refused; before the note's release
-a noted claim is a strict xfail."""
+a quote the page does not say, on any of a test's markers, fails that test with a message
+naming its file and line, with and without pytest-xdist; a version note the page does not
+show is refused; before the note's release a noted claim is a strict xfail."""
 
 from __future__ import annotations
 
@@ -19,26 +19,36 @@ PAGE = "docs/interview/what-is-the-straight-through-estimator.md"
 SAID = "It is the same as `SignSTE`, value and gradient, at every $w$"
 
 
-def _run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, body: str) -> str:
+def _run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, body: str, *options: str
+) -> str:
     path = [str(ROOT / "tests"), *filter(None, [os.environ.get("PYTHONPATH")])]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(path))
     pytester.makepyfile(test_claimed=f"import pytest\n\n{body}")
-    result = pytester.runpytest_subprocess("-p", "harness.claims", "-p", "no:randomly", "-rA")
+    result = pytester.runpytest_subprocess(
+        "-p", "harness.claims", "-p", "no:randomly", "-rA", *options
+    )
     return result.stdout.str() + result.stderr.str()
 
 
-def test_a_quote_the_page_does_not_say_stops_the_run(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("workers", ["0", "2"])  # as `make test` runs: under pytest-xdist
+def test_a_quote_the_page_does_not_say_fails_its_test(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: str
 ) -> None:
     out = _run(
         pytester,
         monkeypatch,
         f"@pytest.mark.claim({PAGE!r}, 'a sentence the page never wrote')\n"
         f"@pytest.mark.claim({PAGE!r}, {SAID!r})\n"
-        "def test_two_sentences():\n    pass\n",
+        "def test_two_sentences():\n    pass\n\n\n"
+        "def test_unclaimed():\n    pass\n",
+        "-n",
+        workers,
     )
     assert "test_claimed.py:3: claim check test_two_sentences" in out
     assert "does not say 'a sentence the page never wrote'" in out
+    assert "1 passed, 1 error" in out  # the claimed test errs at setup; the others run
+    assert "INTERNALERROR" not in out
 
 
 def test_a_note_the_page_does_not_show_is_refused(
