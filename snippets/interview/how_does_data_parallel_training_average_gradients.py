@@ -11,6 +11,7 @@ because worker processes cannot be started from inside the site's build process.
 # ruff: noqa: E402
 
 # --8<-- [start:run]
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,13 +21,14 @@ def run_in_fresh_process(script: Path, timeout: float = 230.0) -> str:
     """Run this script's launcher in a new Python process and return what it printed."""
     completed = subprocess.run(
         [sys.executable, str(script), "--launch"],
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # a crash prints each thread's stack
         capture_output=True,
         text=True,
         timeout=timeout,
         check=False,
     )
     if completed.returncode != 0:
-        raise RuntimeError("the launcher failed:\n" + completed.stderr[-2000:])
+        raise RuntimeError("the launcher failed:\n" + completed.stderr[-6000:])
     return completed.stdout
 
 
@@ -69,7 +71,7 @@ def counting_allreduce(
 
 
 def worker(rank: int, meeting: str, results: Any) -> None:
-    """What each process runs: its half of the batch through its copy of the model."""
+    """Each rank's work: its half of the batch through its copy of the model."""
     dist.init_process_group(  # the ranks meet through a file: each writes its address there
         "gloo",
         init_method=meeting,
@@ -106,6 +108,16 @@ def worker(rank: int, meeting: str, results: Any) -> None:
         dist.destroy_process_group()
 
 
+def worker_then_leave(rank: int, meeting: str, results: Any) -> None:
+    """What each process runs: the worker, then an immediate end."""
+    worker(rank, meeting, results)
+    results.close()
+    results.join_thread()  # the report has been handed over to the launcher
+    # DDP keeps the group's gloo threads running after destroy_process_group(). os._exit
+    # ends the process without Python's shutdown, so that never runs beside them.
+    os._exit(0)
+
+
 # --8<-- [end:worker]
 
 
@@ -126,7 +138,11 @@ def launch(timeout: float = 200.0) -> list[dict[str, Any]]:
         # does not decode the URL, so a space must not become %20
         meeting = f"file://{Path(folder, 'meeting')}"
         processes = mp.start_processes(
-            worker, args=(meeting, results), nprocs=WORLD_SIZE, join=False, start_method="spawn"
+            worker_then_leave,
+            args=(meeting, results),
+            nprocs=WORLD_SIZE,
+            join=False,
+            start_method="spawn",
         )
         deadline = time.monotonic() + timeout
         while not processes.join(timeout=1.0):  # raises if a worker failed

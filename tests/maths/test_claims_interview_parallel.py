@@ -11,6 +11,10 @@ size.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -18,7 +22,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from tests.maths import run_region
+from tests.maths import run_region, snippet_path
 
 PAGE = "docs/interview/how-does-data-parallel-training-average-gradients.md"
 DDP = "interview/how_does_data_parallel_training_average_gradients"
@@ -125,3 +129,81 @@ def test_the_launchers_meet_in_a_folder_with_a_space(
     )
     assert [report["rank"] for report in page["launch"](timeout=60)] == [0, 1]
     assert met == [True]
+
+
+# A script that runs a page's own `worker` in two spawned processes (spawn needs a file it
+# can import again), then reports which gloo threads each process still has. The control
+# joins a group and leaves it without DDP.
+THREADS_AFTER_DESTROY = """
+import importlib, json, os, sys, tempfile
+from pathlib import Path
+import torch.distributed as dist
+import torch.multiprocessing as mp
+sys.path.insert(0, {folder!r})
+page = importlib.import_module({module!r})
+
+def gloo_threads():
+    names = [Path("/proc/self/task", t, "comm").read_text().strip()
+             for t in os.listdir("/proc/self/task")]
+    return sorted(name for name in names if "gloo" in name)
+
+def probe(rank, meeting, results, with_ddp):
+    if with_ddp:
+        page.worker(rank, meeting, results)  # ends with destroy_process_group()
+    else:
+        dist.init_process_group("gloo", init_method=meeting, rank=rank, world_size=2)
+        dist.barrier()
+        dist.destroy_process_group()
+    results.put({{"with DDP": with_ddp, "gloo threads": gloo_threads()}})
+    results.close()
+    results.join_thread()
+    os._exit(0)
+
+if __name__ == "__main__":
+    found = []
+    for with_ddp in (True, False):
+        results = mp.get_context("spawn").Queue()
+        with tempfile.TemporaryDirectory() as folder:
+            meeting = "file://" + str(Path(folder, "meeting"))
+            mp.start_processes(probe, args=(meeting, results, with_ddp), nprocs=2,
+                               start_method="spawn")
+        reports = [results.get(timeout=30) for _ in range(4 if with_ddp else 2)]
+        found += [report for report in reports if "gloo threads" in report]
+    print(json.dumps(found))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/task")
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        pytest.param(
+            DDP,
+            marks=pytest.mark.claim(
+                PAGE, "the group's gloo threads keep running after `destroy_process_group()`"
+            ),
+        ),
+        pytest.param(
+            "interview/dataparallel_vs_ddp_vs_fsdp",
+            marks=pytest.mark.claim(
+                "docs/interview/dataparallel-vs-ddp-vs-fsdp.md",
+                "the group's gloo threads still run in a process that wrapped a model in DDP",
+            ),
+        ),
+    ],
+)
+def test_gloo_threads_outlive_the_group_after_ddp(snippet: str, tmp_path) -> None:
+    # Why the workers end with os._exit: the page's own worker leaves its threads behind.
+    path = snippet_path(snippet)
+    script = tmp_path / "threads_after_destroy.py"
+    script.write_text(THREADS_AFTER_DESTROY.format(folder=str(path.parent), module=path.stem))
+    completed = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=200, check=False
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    found = json.loads(completed.stdout)
+    with_ddp = [report["gloo threads"] for report in found if report["with DDP"]]
+    without = [report["gloo threads"] for report in found if not report["with DDP"]]
+    assert len(with_ddp) == len(without) == 2  # one report per rank
+    assert all(threads for threads in with_ddp)  # the page's worker: threads left running
+    assert without == [[], []]  # the control: destroy_process_group() ended them
