@@ -21,6 +21,7 @@ PREBUILT_SITES=<folder> names the two sites made already by
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from pathlib import Path
@@ -52,6 +53,17 @@ pytest_plugins = ("harness.claims", "harness.parallel", "harness.cost", "harness
 
 TEST_REPO_URL = "https://github.com/example/course"
 SITES = ("built_site", "built_site_with_repo_url")  # what build_sites makes
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Freeze what collection made, in each process of the run, before any test runs.
+
+    Pages collect garbage before each memory profile (``while gc.collect(): pass``, e.g.
+    snippets/control/memory_and_time.py), and a collection walks every object the process
+    tracks: frozen, the test modules, torch and hypothesis are left out of those walks.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def _shared_dir(factory: pytest.TempPathFactory) -> Path:
