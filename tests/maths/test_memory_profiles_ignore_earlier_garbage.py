@@ -33,9 +33,18 @@ class _Cycle:
     """An object that refers to itself: only the garbage collector frees it."""
 
 
-def _collect_all() -> None:
+@contextlib.contextmanager
+def collector_off() -> Iterator[None]:
+    """No garbage is left, and none is freed but by the collections the test asks for."""
+    enabled = gc.isenabled()
     while gc.collect():  # one collection can leave garbage for the next
         pass
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @contextlib.contextmanager
@@ -43,10 +52,7 @@ def earlier_garbage(*, a_page_too: bool = True) -> Iterator[None]:
     """A 1000-value tensor, allocated under a profile, in garbage the collector has not freed;
     and, unless ``a_page_too`` is false, the page's sessions, let go: garbage that needs
     more than one collection, with tensors profile-step's profile saw allocated."""
-    enabled = gc.isenabled()
-    _collect_all()
-    gc.disable()  # so that it is freed only by the collection a test asks for
-    try:
+    with collector_off():
         if a_page_too:
             _profiling_page()
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True):
@@ -55,9 +61,6 @@ def earlier_garbage(*, a_page_too: bool = True) -> Iterator[None]:
             garbage.tensor = torch.ones(GARBAGE_BYTES // 4)  # type: ignore[attr-defined]
         del garbage
         yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _profiling_page() -> Session:
@@ -90,9 +93,7 @@ def test_memory_profile_frees_the_garbage_before_it_starts() -> None:
 @pytest.mark.claim(PAGE, "such garbage waits for Python's garbage collector")
 def test_only_objects_in_a_reference_cycle_wait_for_the_collector() -> None:
     page = _profiling_page()
-    enabled = gc.isenabled()
-    gc.disable()  # no collection but the one the test asks for
-    try:
+    with collector_off():
         with page["memory_profile"]() as prof:
             plain, cycle = _Cycle(), _Cycle()
             cycle.itself = cycle  # type: ignore[attr-defined]
@@ -103,27 +104,18 @@ def test_only_objects_in_a_reference_cycle_wait_for_the_collector() -> None:
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
             gc.collect()
         assert page["end_and_peak"](prof) == (-40, 0)  # the collector frees them
-    finally:
-        if enabled:
-            gc.enable()
 
 
 @pytest.mark.claim(PAGE, "one collection can leave garbage for the next")
 def test_one_collection_can_leave_garbage_for_the_next() -> None:
     page = _profiling_page()
-    enabled = gc.isenabled()
-    _collect_all()
-    gc.disable()  # no collection but the ones the test asks for
-    try:
+    with collector_off():
         _profiling_page()  # the page once more, let go at once: garbage
         assert gc.collect() > 0  # the first collection frees some of it
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
             assert gc.collect() > 0  # the next one frees more
         in_use, _ = page["end_and_peak"](prof)
         assert in_use < 0  # among it, tensors the page's profile saw allocated
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _peak_with_a_collection_inside(peak_bytes) -> int:
