@@ -1,11 +1,13 @@
 """The claim checks' own rules (tests/harness/claims.py), run as an author would meet them:
 a quote the page does not say, on any of a test's markers, fails that test with a message
 naming its file and line, with and without pytest-xdist; a version note the page does not
-show is refused; before the note's release a noted claim is a strict xfail."""
+show is refused; a refused claim is an error, never an xfail or xpass (its own xfail mark
+or a note's notwithstanding); before the note's release a noted claim is a strict xfail."""
 
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 from packaging.version import Version
@@ -61,6 +63,30 @@ def test_a_note_the_page_does_not_show_is_refused(
         "def test_noted():\n    pass\n",
     )
     assert "its version note 'checkpoint-warning' is not on" in out
+    # Refused on every release: never the strict xfail that the note (since 2.15.0) would
+    # give on an older one.
+    assert "1 error" in out
+    assert not re.search("XFAIL|XPASS|xfailed|xpassed", out)
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_refused_claim_with_its_own_xfail_mark_still_errs(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: str
+) -> None:
+    # It errs because the harness's setup hook runs before pytest's skipping plugin's,
+    # which would otherwise turn the refusal into an expected failure.
+    out = _run(
+        pytester,
+        monkeypatch,
+        "@pytest.mark.xfail(reason='its own')\n"
+        f"@pytest.mark.claim({PAGE!r}, 'a sentence the page never wrote')\n"
+        "def test_own_xfail():\n    assert False\n",
+        "-n",
+        workers,
+    )
+    assert "test_claimed.py:3: claim check test_own_xfail" in out
+    assert "1 error" in out
+    assert not re.search("XFAIL|XPASS|xfailed|xpassed", out)
 
 
 def test_a_noted_claim_is_a_strict_xfail_before_its_release(

@@ -84,7 +84,8 @@ def run_workers(script: Path, timeout: float = 230.0) -> list[dict]:
     """Run the script's launcher in a new Python process; return the workers' reports."""
     completed = subprocess.run(
         [sys.executable, str(script), "--launch"],
-        env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # a crash prints each thread's stack
+        # a crash while Python runs prints the stack of each Python thread
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
         capture_output=True,
         text=True,
         timeout=timeout,

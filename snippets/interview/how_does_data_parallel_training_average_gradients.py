@@ -21,7 +21,8 @@ def run_in_fresh_process(script: Path, timeout: float = 230.0) -> str:
     """Run this script's launcher in a new Python process and return what it printed."""
     completed = subprocess.run(
         [sys.executable, str(script), "--launch"],
-        env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # a crash prints each thread's stack
+        # a crash while Python runs prints the stack of each Python thread
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
         capture_output=True,
         text=True,
         timeout=timeout,

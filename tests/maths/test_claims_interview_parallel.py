@@ -6,7 +6,10 @@ BatchNorm in eval mode (fixed statistics), but not with BatchNorm in training mo
 statistics of the half), on any data, in float32 and float64. ``nn.SyncBatchNorm``'s
 documentation says what the page says it does (it cannot run here: it needs GPUs).
 ``DistributedSampler`` gives every rank the same number of examples, for any dataset
-size.
+size. The launchers of this page and of dataparallel-vs-ddp-vs-fsdp.md meet in a folder
+whose name has a space; after ``destroy_process_group()`` the group's gloo threads still
+run in a process that wrapped a model in DDP or sharded one with ``fully_shard`` (so the
+workers end with ``os._exit``), and in none that only joined the group.
 """
 
 from __future__ import annotations
@@ -131,9 +134,10 @@ def test_the_launchers_meet_in_a_folder_with_a_space(
     assert met == [True]
 
 
-# A script that runs a page's own `worker` in two spawned processes (spawn needs a file it
-# can import again), then reports which gloo threads each process still has. The control
-# joins a group and leaves it without DDP.
+# A script that runs each probe in two spawned processes (spawn needs a file it can import
+# again), then reports which gloo threads each process still has after
+# destroy_process_group(). "worker" is the page's own worker; "fully_shard" shards the
+# page's own model and does nothing else; "control" joins a group and leaves it.
 THREADS_AFTER_DESTROY = """
 import importlib, json, os, sys, tempfile
 from pathlib import Path
@@ -143,67 +147,92 @@ sys.path.insert(0, {folder!r})
 page = importlib.import_module({module!r})
 
 def gloo_threads():
-    names = [Path("/proc/self/task", t, "comm").read_text().strip()
-             for t in os.listdir("/proc/self/task")]
+    names = []
+    for thread in os.listdir("/proc/self/task"):
+        try:
+            names.append(Path("/proc/self/task", thread, "comm").read_text().strip())
+        except (FileNotFoundError, ProcessLookupError):  # it ended since the listing
+            pass
     return sorted(name for name in names if "gloo" in name)
 
-def probe(rank, meeting, results, with_ddp):
-    if with_ddp:
+def probe(rank, meeting, results, kind):
+    if kind == "worker":
         page.worker(rank, meeting, results)  # ends with destroy_process_group()
     else:
         dist.init_process_group("gloo", init_method=meeting, rank=rank, world_size=2)
+        if kind == "fully_shard":
+            from torch.distributed.fsdp import fully_shard
+            fully_shard(page.new_model())
         dist.barrier()
         dist.destroy_process_group()
-    results.put({{"with DDP": with_ddp, "gloo threads": gloo_threads()}})
+    results.put({{"probe": kind, "gloo threads": gloo_threads()}})
     results.close()
     results.join_thread()
     os._exit(0)
 
 if __name__ == "__main__":
     found = []
-    for with_ddp in (True, False):
+    for kind in {probes!r}:
         results = mp.get_context("spawn").Queue()
         with tempfile.TemporaryDirectory() as folder:
             meeting = "file://" + str(Path(folder, "meeting"))
-            mp.start_processes(probe, args=(meeting, results, with_ddp), nprocs=2,
+            mp.start_processes(probe, args=(meeting, results, kind), nprocs=2,
                                start_method="spawn")
-        reports = [results.get(timeout=30) for _ in range(4 if with_ddp else 2)]
-        found += [report for report in reports if "gloo threads" in report]
+        reports = [results.get(timeout=30) for _ in range(4 if kind == "worker" else 2)]
+        found += [report for report in reports if "probe" in report]
     print(json.dumps(found))
 """
+FSDP_PAGE = "docs/interview/dataparallel-vs-ddp-vs-fsdp.md"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/task")
 @pytest.mark.parametrize(
-    "snippet",
+    ("snippet", "left_running"),
     [
         pytest.param(
             DDP,
-            marks=pytest.mark.claim(
-                PAGE, "the group's gloo threads keep running after `destroy_process_group()`"
-            ),
+            {"worker": True, "control": False},
+            id=DDP,
+            marks=[
+                pytest.mark.claim(
+                    PAGE, "the group's gloo threads keep running after `destroy_process_group()`"
+                ),
+                # This page's worker wraps its model in DDP, and in nothing else.
+                pytest.mark.claim(
+                    FSDP_PAGE,
+                    "the group's gloo threads still run in a process that wrapped a model in DDP",
+                ),
+            ],
         ),
         pytest.param(
             "interview/dataparallel_vs_ddp_vs_fsdp",
+            {"worker": True, "fully_shard": True, "control": False},
+            id="interview/dataparallel_vs_ddp_vs_fsdp",
             marks=pytest.mark.claim(
-                "docs/interview/dataparallel-vs-ddp-vs-fsdp.md",
-                "the group's gloo threads still run in a process that wrapped a model in DDP",
+                FSDP_PAGE, "and in one that sharded a model with `fully_shard`"
             ),
         ),
     ],
 )
-def test_gloo_threads_outlive_the_group_after_ddp(snippet: str, tmp_path) -> None:
+def test_gloo_threads_outlive_the_group(
+    snippet: str, left_running: dict[str, bool], tmp_path
+) -> None:
     # Why the workers end with os._exit: the page's own worker leaves its threads behind.
     path = snippet_path(snippet)
     script = tmp_path / "threads_after_destroy.py"
-    script.write_text(THREADS_AFTER_DESTROY.format(folder=str(path.parent), module=path.stem))
+    script.write_text(
+        THREADS_AFTER_DESTROY.format(
+            folder=str(path.parent), module=path.stem, probes=list(left_running)
+        )
+    )
     completed = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=200, check=False
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     found = json.loads(completed.stdout)
-    with_ddp = [report["gloo threads"] for report in found if report["with DDP"]]
-    without = [report["gloo threads"] for report in found if not report["with DDP"]]
-    assert len(with_ddp) == len(without) == 2  # one report per rank
-    assert all(threads for threads in with_ddp)  # the page's worker: threads left running
-    assert without == [[], []]  # the control: destroy_process_group() ended them
+    running = {
+        kind: [bool(report["gloo threads"]) for report in found if report["probe"] == kind]
+        for kind in left_running
+    }
+    # On each of the two ranks: threads left running, or (the control) none.
+    assert running == {kind: [left] * 2 for kind, left in left_running.items()}
