@@ -155,6 +155,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 )
 
 
+# First: after pytest's skipping plugin, a test's own xfail mark would make the refusal an
+# expected failure.
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     refused = item.stash.get(REFUSED, None)
