@@ -16,6 +16,8 @@ from coursekit.execution import cache as exec_cache
 from coursekit.execution.cache import ExecCache
 from coursekit.execution.page_run import run_page
 from coursekit.markdown.blocks import Block
+from coursekit.markdown.includes import Includes
+from coursekit.markdown.page import read_page
 
 BLOCKS = [
     Block(page="docs/p.md", line=3, number=1, key="block-1", code="x = 6 * 7\nprint(x)"),
@@ -158,3 +160,28 @@ def test_pruning_keeps_exactly_the_pages_of_the_build(cache: ExecCache) -> None:
     cache.store(other, ["42\n", "43\n"])
     cache.prune(["docs/p.md"])
     assert cache.load(BLOCKS) == ["42\n", "43\n"] and cache.load(other) is None
+
+
+def test_editing_any_part_of_an_included_snippet_file_makes_the_entry_stale(
+    tmp_path: Path, cache: ExecCache
+) -> None:
+    # A block that includes one region but runs the whole file (as the data-parallel
+    # launchers do, in a fresh process): an edit outside the region changes its output.
+    snippet = tmp_path / "snippets" / "part" / "page.py"
+    snippet.parent.mkdir(parents=True)
+    snippet.write_text(
+        "# --8<-- [start:run]\n"
+        "import runpy\n"
+        "# --8<-- [end:run]\n"
+        "if __name__ == '__main__':\n"
+        "    print('launched')\n",
+        encoding="utf-8",
+    )
+    page = '# Page\n\n```python exec="on"\n--8<-- "part/page.py:run"\n```\n'
+    includes = Includes({"base_path": ["snippets"]}, tmp_path)
+    blocks = list(read_page(page, "docs/page.md", includes).blocks)
+    assert blocks[0].sources[0][0] == "snippets/part/page.py"
+    cache.store(blocks, ["launched\n"])
+    assert cache.load(list(read_page(page, "docs/page.md", includes).blocks)) == ["launched\n"]
+    snippet.write_text(snippet.read_text().replace("'launched'", "'edited'"), encoding="utf-8")
+    assert cache.load(list(read_page(page, "docs/page.md", includes).blocks)) is None

@@ -6,6 +6,8 @@ were computed for. The key hashes everything an output can depend on:
 
 * each block's code (includes expanded) and its options (raises, timeout, html,
   session, timing), in order;
+* the whole of each snippet file a block includes from, not only the region: a block
+  may run more of the file than it shows (the data-parallel launchers run theirs);
 * the code that runs blocks and that blocks import: :mod:`coursekit.execution` and
   :mod:`coursekit.figures` (and the two shared modules they use). Nothing else:
   editing the quiz renderer or the MkDocs adapter re-runs no page;
@@ -34,7 +36,7 @@ from coursekit.markdown.blocks import Block
 
 log = logging.getLogger("mkdocs.plugins.coursekit.cache")
 
-FORMAT = 2
+FORMAT = 3
 PACKAGE = Path(__file__).resolve().parent.parent
 # What a block's output can depend on, besides its code and the versions: the folders
 # and modules of coursekit/ that run blocks or that blocks import.
@@ -68,7 +70,10 @@ class ExecCache:
         return files.digest(
             FORMAT,
             self.runner,
-            [(b.page, b.code, b.raises, b.timeout, b.html, b.session, b.timing) for b in blocks],
+            [
+                (b.page, b.code, b.sources, b.raises, b.timeout, b.html, b.session, b.timing)
+                for b in blocks
+            ],
         )
 
     def load(self, blocks: Sequence[Block]) -> list[str] | None:

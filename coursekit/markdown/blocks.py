@@ -42,6 +42,9 @@ class Block:
     changed: str = ""  # a version note's name: older PyTorch printed something else
     # (file, line) of each line of ``code``: an included line's own snippet file and line
     origins: tuple[tuple[str, int], ...] = ()
+    # (file, SHA-256) of each snippet file an include of the block reads, whole: a block
+    # may run more of its file than it includes (a launcher that runs the file itself)
+    sources: tuple[tuple[str, str], ...] = ()
 
     @property
     def where(self) -> str:
@@ -88,6 +91,7 @@ def block(
     line: int,
     default_timeout: float,
     origins: tuple[tuple[str, int], ...] = (),
+    sources: tuple[tuple[str, str], ...] = (),
 ) -> Block:
     """The block of an executed ``fence`` whose opening line is ``line`` of its file."""
     attrs = fence.attrs
@@ -110,4 +114,5 @@ def block(
         timing=options.is_on(attrs.get("timing")),
         changed=attrs.get("changed", ""),
         origins=origins,
+        sources=sources,
     )

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from coursekit import files
 from coursekit.markdown import blocks as blocks_module
 from coursekit.markdown.blocks import DEFAULT_TIMEOUT, Block
 from coursekit.markdown.fences import Fence, executed, scan
@@ -89,6 +90,7 @@ def read_page(
                 line=fence.line + line_offset,
                 default_timeout=default_timeout,
                 origins=tuple(where[first:last]),
+                sources=_sources(includes, where[first:last], path),
             )
         )
     return PageSource(
@@ -116,3 +118,11 @@ def title(text: str) -> str:
     """A page's H1 (``# Title`` on a line of its own), or "" without one."""
     found = re.search(r"^# (.+)$", text, re.M)
     return found[1].strip() if found else ""
+
+
+def _sources(
+    includes: Includes, origins: list[tuple[str, int]], page: str
+) -> tuple[tuple[str, str], ...]:
+    """Each snippet file these lines come from, with a digest of the whole file."""
+    names = sorted({name for name, _ in origins if name != page})
+    return tuple((name, files.digest((includes.root / name).read_bytes())) for name in names)
