@@ -162,8 +162,9 @@ def test_pruning_keeps_exactly_the_pages_of_the_build(cache: ExecCache) -> None:
     assert cache.load(BLOCKS) == ["42\n", "43\n"] and cache.load(other) is None
 
 
+@pytest.mark.parametrize("target", ["part/page.py:run", "part/page.py:2:2"])  # region, lines
 def test_editing_any_part_of_an_included_snippet_file_makes_the_entry_stale(
-    tmp_path: Path, cache: ExecCache
+    tmp_path: Path, cache: ExecCache, target: str
 ) -> None:
     # A block that includes one region but runs the whole file (as the data-parallel
     # launchers do, in a fresh process): an edit outside the region changes its output.
@@ -177,7 +178,7 @@ def test_editing_any_part_of_an_included_snippet_file_makes_the_entry_stale(
         "    print('launched')\n",
         encoding="utf-8",
     )
-    page = '# Page\n\n```python exec="on"\n--8<-- "part/page.py:run"\n```\n'
+    page = f'# Page\n\n```python exec="on"\n--8<-- "{target}"\n```\n'
     includes = Includes({"base_path": ["snippets"]}, tmp_path)
     blocks = list(read_page(page, "docs/page.md", includes).blocks)
     assert blocks[0].sources[0][0] == "snippets/part/page.py"

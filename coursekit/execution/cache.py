@@ -7,9 +7,10 @@ were computed for. The key hashes everything an output can depend on:
 * each block's code (includes expanded) and its options (raises, timeout, html,
   session, timing), in order;
 * the whole of each snippet file a block includes from, not only the region: a block
-  may run more of the file than it shows (the data-parallel launchers run theirs);
+  may run more of the file than it shows (the data-parallel launchers run theirs). So an
+  edit anywhere in a snippet file re-runs every page that includes any of it;
 * the code that runs blocks and that blocks import: :mod:`coursekit.execution` and
-  :mod:`coursekit.figures` (and the two shared modules they use). Nothing else:
+  :mod:`coursekit.figures` (and the shared modules they use). Nothing else:
   editing the quiz renderer or the MkDocs adapter re-runs no page;
 * the versions of PyTorch, NumPy, matplotlib, the D2 engine and Python
   (:func:`coursekit.versions.fingerprint`).

@@ -42,8 +42,8 @@ class Block:
     changed: str = ""  # a version note's name: older PyTorch printed something else
     # (file, line) of each line of ``code``: an included line's own snippet file and line
     origins: tuple[tuple[str, int], ...] = ()
-    # (file, SHA-256) of each snippet file an include of the block reads, whole: a block
-    # may run more of its file than it includes (a launcher that runs the file itself)
+    # (file, SHA-256 of the whole file) of each snippet file the block includes from: a
+    # block may run more of its file than it includes (a launcher that runs the file)
     sources: tuple[tuple[str, str], ...] = ()
 
     @property

@@ -9,6 +9,7 @@ which pymdownx alone does not.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -81,9 +82,31 @@ class Includes:
             return None
         if list(region.lines) != expanded:
             return None
-        inside = file.is_relative_to(self.root)
-        name = file.relative_to(self.root).as_posix() if inside else str(file)
+        name = self._name(file)
         return [(name, number) for number in region.numbers]
+
+    def source(self, line: str, where: str) -> tuple[str, str] | None:
+        """The snippet file an include line reads, as (name, SHA-256 of the whole file).
+
+        Whatever part of the file the line names (a region, lines, all of it): a block
+        can run more of its file than it includes. None for a line that is not one
+        include of a file (``where``, "docs/page.md:12", names the line in an error).
+        """
+        one = ONE_INCLUDE.match(line)
+        target = one["target"].split(":", 1)[0] if one else ""
+        file = next((b / target for b in self.base_paths if (b / target).is_file()), None)
+        if not target or file is None:
+            return None
+        try:
+            data = file.read_bytes()
+        except OSError as error:
+            raise IncludeError(f"{where}: cannot read {target}: {error}") from None
+        return self._name(file), hashlib.sha256(data).hexdigest()
+
+    def _name(self, file: Path) -> str:
+        """``file`` from the project's root (as the origins and sources name it)."""
+        inside = file.is_relative_to(self.root)
+        return file.relative_to(self.root).as_posix() if inside else str(file)
 
     def expand(self, text: str, page: str, first_line: int) -> str:
         """``text`` (starting at ``first_line`` of ``page``) with its includes expanded."""

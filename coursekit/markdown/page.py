@@ -17,7 +17,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursekit import files
 from coursekit.markdown import blocks as blocks_module
 from coursekit.markdown.blocks import DEFAULT_TIMEOUT, Block
 from coursekit.markdown.fences import Fence, executed, scan
@@ -62,6 +61,7 @@ def read_page(
     lines = written.split("\n")
     out: list[str] = []
     where: list[tuple[str, int]] = []  # the file and line each line of ``out`` comes from
+    read: list[tuple[str, str] | None] = []  # the snippet file (and digest) it was read from
     starts: list[int] = []
     for index, line in enumerate(lines):
         starts.append(len(out))
@@ -70,9 +70,11 @@ def read_page(
             expanded = includes.expand_line(line, f"{path}:{here[1]}")
             out.extend(expanded)
             where.extend(includes.origins(line, expanded) or [here] * len(expanded))
+            read.extend([includes.source(line, f"{path}:{here[1]}")] * len(expanded))
         else:
             out.append(line)
             where.append(here)
+            read.append(None)
     text = "\n".join(out)
     found = []
     record_keys = blocks_module.keys(to_run)
@@ -90,7 +92,7 @@ def read_page(
                 line=fence.line + line_offset,
                 default_timeout=default_timeout,
                 origins=tuple(where[first:last]),
-                sources=_sources(includes, where[first:last], path),
+                sources=tuple(sorted({source for source in read[first:last] if source})),
             )
         )
     return PageSource(
@@ -118,11 +120,3 @@ def title(text: str) -> str:
     """A page's H1 (``# Title`` on a line of its own), or "" without one."""
     found = re.search(r"^# (.+)$", text, re.M)
     return found[1].strip() if found else ""
-
-
-def _sources(
-    includes: Includes, origins: list[tuple[str, int]], page: str
-) -> tuple[tuple[str, str], ...]:
-    """Each snippet file these lines come from, with a digest of the whole file."""
-    names = sorted({name for name, _ in origins if name != page})
-    return tuple((name, files.digest((includes.root / name).read_bytes())) for name in names)
