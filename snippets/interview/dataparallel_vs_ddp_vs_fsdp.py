@@ -197,8 +197,9 @@ def worker_then_leave(rank: int, meeting: str, results: Any) -> None:
     worker(rank, meeting, results)
     results.close()
     results.join_thread()  # the report has been handed over to the launcher
-    # DDP keeps the group's gloo threads running after destroy_process_group(). os._exit
-    # ends the process without Python's shutdown, so that never runs beside them.
+    # DDP and fully_shard keep the group's gloo threads running after
+    # destroy_process_group(). os._exit ends the process without Python's shutdown, so
+    # that never runs beside them.
     os._exit(0)
 
 
